@@ -1,0 +1,66 @@
+"""agenttools: the tools that give an LLM agent its hands, for every SDK.
+
+Start with :func:`toolset` for a ready contract (``toolset("gemini", root=...)``) or :class:`Registry` for
+your own tools; both give definitions for OpenAI, Anthropic, Gemini and MCP, and calls that never raise.
+"""
+
+from agenttools._output import ContentBlock, ImageBlock, TextBlock, ToolOutput
+from agenttools.errors import (
+    AccessDeniedError,
+    AgentToolsError,
+    ArgumentsError,
+    ConfigError,
+    DeniedPathError,
+    FileTooLargeError,
+    IsDirectoryError,
+    NotDirectoryError,
+    NotFoundError,
+    OutsideWorkspaceError,
+    PathError,
+    SpecialFileError,
+    ToolDefinitionError,
+    ToolInputError,
+    ToolTimeoutError,
+    UnknownToolError,
+    ValidationIssue,
+)
+from agenttools.registry import ErrorRenderer, Registry, Tool
+from agenttools.toolsets import toolset
+from agenttools.workspace import Workspace
+
+__version__ = "0.1.0.dev0"
+
+__all__ = [
+    "AccessDeniedError",
+    "AgentToolsError",
+    "ArgumentsError",
+    "ConfigError",
+    "ContentBlock",
+    "DeniedPathError",
+    "ErrorRenderer",
+    "FileTooLargeError",
+    "ImageBlock",
+    "IsDirectoryError",
+    "NotDirectoryError",
+    "NotFoundError",
+    "OutsideWorkspaceError",
+    "PathError",
+    "Registry",
+    "SpecialFileError",
+    "TextBlock",
+    "Tool",
+    "ToolDefinitionError",
+    "ToolInputError",
+    "ToolOutput",
+    "ToolTimeoutError",
+    "UnknownToolError",
+    "ValidationIssue",
+    "Workspace",
+    "toolset",
+]
+
+for _name in __all__:
+    _obj = globals()[_name]
+    if isinstance(_obj, type) and _obj.__module__.startswith("agenttools."):
+        _obj.__module__ = "agenttools"
+del _name, _obj

@@ -1,0 +1,116 @@
+"""What a tool call returns: ToolOutput and its content blocks, and how plain values become one."""
+
+from __future__ import annotations
+
+import base64
+import enum
+import json
+import pathlib
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+
+from agenttools.errors import AgentToolsError
+
+__all__ = ["ContentBlock", "ImageBlock", "TextBlock", "ToolOutput", "default_error_text", "to_json_text"]
+
+
+@attrs.frozen(kw_only=True)
+class TextBlock:
+    """A piece of text for the model."""
+
+    text: str
+    """The text."""
+
+
+@attrs.frozen(kw_only=True)
+class ImageBlock:
+    """An image for the model, base64-encoded."""
+
+    data: str
+    """The image bytes, base64-encoded (standard alphabet, padded)."""
+    mime_type: str
+    """The image's MIME type, e.g. ``image/png``."""
+
+    @classmethod
+    def from_bytes(cls, raw: bytes, mime_type: str) -> ImageBlock:
+        """Encode raw image bytes."""
+        return cls(data=base64.b64encode(raw).decode("ascii"), mime_type=mime_type)
+
+    def to_bytes(self) -> bytes:
+        """Decode the image bytes."""
+        return base64.b64decode(self.data)
+
+
+ContentBlock = TextBlock | ImageBlock
+
+
+@attrs.frozen(kw_only=True)
+class ToolOutput:
+    """The result of one tool call, ready to hand to a model.
+
+    ``text`` is exactly what the model must see (for toolsets: the contract's text); ``content`` is the same as
+    content blocks (a single TextBlock for text results; images as ImageBlocks); ``data`` is the family's typed
+    result, or the exception when ``is_error`` is true.
+    """
+
+    text: str
+    """What the model must see."""
+    is_error: bool = False
+    """Whether the call failed (bad arguments, unknown tool, or the tool raised)."""
+    content: tuple[ContentBlock, ...] = attrs.field(default=attrs.Factory(lambda s: (TextBlock(text=s.text),),
+                                                                          takes_self=True),
+                                                    converter=tuple)
+    """The output as content blocks, for SDKs that take them."""
+    data: Any = None
+    """The tool's own return value (typed result), or the exception for an error."""
+
+
+def _json_default(value: Any) -> Any:
+    if attrs.has(type(value)):
+        return attrs.asdict(value, recurse=True, retain_collection_types=False)
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, pathlib.PurePath):
+        return str(value)
+    if isinstance(value, set | frozenset):
+        return sorted(value, key=repr)
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def to_json_text(value: Any) -> str:
+    """``json.dumps(value, ensure_ascii=False)``, also accepting attrs instances, enums, paths and sets."""
+    return json.dumps(value, ensure_ascii=False, default=_json_default)
+
+
+def _is_blocks(value: Any) -> bool:
+    return (isinstance(value, Sequence) and not isinstance(value, str) and bool(value)
+            and all(isinstance(v, TextBlock | ImageBlock) for v in value))
+
+
+def to_output(value: Any) -> ToolOutput:
+    """Turn a tool function's return value into a ToolOutput.
+
+    A ToolOutput is kept as it is; a ``str`` is the text; a content block or a list of them is the content (the
+    text joins the text blocks, with ``[image: <mime>]`` for each image); anything else is its JSON.
+    """
+    if isinstance(value, ToolOutput):
+        return value
+    if isinstance(value, str):
+        return ToolOutput(text=value, data=value)
+    if isinstance(value, TextBlock | ImageBlock):
+        value = [value]
+    if _is_blocks(value):
+        blocks = tuple(value)
+        text = "\n".join(b.text if isinstance(b, TextBlock) else f"[image: {b.mime_type}]" for b in blocks)
+        return ToolOutput(text=text, content=blocks, data=blocks)
+    return ToolOutput(text=to_json_text(value), data=value)
+
+
+def default_error_text(tool: str, error: BaseException) -> str:
+    """The default error text: ``Error: <message>``, with the exception type for errors not ours."""
+    if isinstance(error, AgentToolsError):
+        return f"Error: {error}"
+    detail = str(error)
+    return f"Error: {type(error).__name__}: {detail}" if detail else f"Error: {type(error).__name__}"

@@ -1,0 +1,110 @@
+"""The ``agenttools`` command: list a toolset's definitions, call a tool, serve a toolset over MCP.
+
+Exit codes: 0 success, 1 the tool reported an error (its text is printed on stdout all the same), 2 usage
+errors (bad flags, unknown toolset or format, options the toolset rejects).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+from agenttools.errors import AgentToolsError
+from agenttools.schema import FORMATS
+
+__all__ = ["main"]
+
+EXIT_OK, EXIT_TOOL_ERROR, EXIT_USAGE = 0, 1, 2
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--toolset", required=True, metavar="NAME",
+                        help="built-in toolset (gemini, editor, content, assistant, coder) or 'module:attribute'")
+    parser.add_argument("--root", metavar="DIR", help="the directory the toolset works in (its 'root' option)")
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="agenttools", description="Tools for LLM agents: definitions, calls and an MCP server."
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    tools = sub.add_parser("tools", help="print the toolset's tool definitions as JSON",
+                           description="Print the toolset's tool definitions, as JSON, in an SDK's format.")
+    _common(tools)
+    tools.add_argument("--format", default="json-schema", choices=FORMATS, help="definition format")
+    strict = tools.add_mutually_exclusive_group()
+    strict.add_argument("--strict", dest="strict", action="store_true", default=None,
+                        help="emit strict schemas where the format has them")
+    strict.add_argument("--no-strict", dest="strict", action="store_false", help="never emit strict schemas")
+
+    call = sub.add_parser("call", help="call one tool and print what the model would see",
+                          description="Call one tool with JSON arguments and print its text. "
+                                      "Exit 0 on success, 1 when the tool reports an error, 2 on usage errors.")
+    _common(call)
+    call.add_argument("tool", help="tool name")
+    call.add_argument("arguments", nargs="?", default="{}",
+                      help="JSON object of arguments (default {}); '-' reads them from standard input")
+
+    serve = sub.add_parser("serve", help="serve the toolset as an MCP server",
+                           description="Serve the toolset as an MCP server.")
+    _common(serve)
+    serve.add_argument("--transport", choices=("stdio", "http"), default="stdio", help="MCP transport")
+    return parser
+
+
+def _version() -> str:
+    from agenttools import __version__
+
+    return __version__
+
+
+def _registry(args: argparse.Namespace) -> Any:
+    from agenttools.toolsets import toolset
+
+    options = {} if args.root is None else {"root": args.root}
+    return toolset(args.toolset, **options)
+
+
+def _usage(message: str) -> int:
+    print(f"agenttools: error: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit code."""
+    parser = _build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse exits 2 on usage errors and 0 for --help/--version
+        return int(exc.code or 0)
+    try:
+        registry = _registry(args)
+    except AgentToolsError as exc:
+        return _usage(str(exc))
+    if args.command == "tools":
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            definitions = registry.definitions(args.format, strict=args.strict)
+        for warning in caught:
+            print(f"agenttools: warning: {warning.message}", file=sys.stderr)
+        print(json.dumps(definitions, indent=2, ensure_ascii=False))
+        return EXIT_OK
+    if args.command == "call":
+        if args.tool not in registry:
+            return _usage(f"toolset {args.toolset!r} has no tool {args.tool!r}; tools: {', '.join(registry.names())}")
+        raw = sys.stdin.read() if args.arguments == "-" else args.arguments
+        out = registry.call(args.tool, raw)
+        print(out.text)
+        return EXIT_TOOL_ERROR if out.is_error else EXIT_OK
+    print("agenttools: serve: the MCP server is not available yet in this version", file=sys.stderr)
+    return EXIT_TOOL_ERROR
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,380 @@
+"""The exceptions agenttools raises, all under one root.
+
+Families raise these; the registry turns them into the text a model sees, in one place, in each toolset's own
+words. Every class has a stable ``code`` (a short snake_case string that never changes once released) and keeps
+the data the message was made from (``path``, ``limit``, ...), so a renderer never has to parse a message.
+Where a builtin exception means the same thing it is mixed in, so ``except FileNotFoundError`` keeps working.
+
+The tree::
+
+    AgentToolsError                      code
+    ├── ToolDefinitionError (TypeError)  definition      a tool or schema is defined wrongly (raised, never rendered)
+    ├── ConfigError (ValueError)         config          bad toolset/Workspace options, unknown toolset
+    ├── UnknownToolError (LookupError)   unknown_tool    no tool of that name in the registry
+    ├── ToolInputError (ValueError)      invalid_input   the arguments were rejected
+    │   ├── ArgumentsError               invalid_arguments   not JSON / not an object / schema violations
+    │   └── PathError                    invalid_path    empty path, NUL byte, symlink loop
+    ├── AccessDeniedError (PermissionError)  access_denied   path is outside the workspace or denied
+    │   ├── OutsideWorkspaceError        outside_root    resolves outside every allowed directory
+    │   └── DeniedPathError              denied_path     matches a deny pattern
+    ├── NotFoundError (FileNotFoundError)    not_found
+    ├── IsDirectoryError (IsADirectoryError) is_directory
+    ├── NotDirectoryError (NotADirectoryError) not_directory
+    ├── SpecialFileError (OSError)       special_file    FIFO, socket or device: never opened
+    ├── FileTooLargeError (OSError)      file_too_large
+    └── ToolTimeoutError (TimeoutError)  timeout
+"""
+
+from __future__ import annotations
+
+import errno as _errno
+import json
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import attrs
+
+__all__ = [
+    "AccessDeniedError",
+    "AgentToolsError",
+    "ArgumentsError",
+    "ConfigError",
+    "DeniedPathError",
+    "FileTooLargeError",
+    "IsDirectoryError",
+    "NotDirectoryError",
+    "NotFoundError",
+    "OutsideWorkspaceError",
+    "PathError",
+    "SpecialFileError",
+    "ToolDefinitionError",
+    "ToolInputError",
+    "ToolTimeoutError",
+    "UnknownToolError",
+    "ValidationIssue",
+]
+
+
+class AgentToolsError(Exception):
+    """Root of every exception agenttools raises on purpose.
+
+    Attributes:
+        code: Stable machine-readable name of the error kind.
+        message: The human- and model-readable message (also ``str(error)``).
+    """
+
+    code: ClassVar[str] = "error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.message!r})"
+
+
+class ToolDefinitionError(AgentToolsError, TypeError):
+    """A tool, its signature or its schema is defined wrongly.
+
+    Raised at registration (a programmer error), listing every problem found at once.
+
+    Attributes:
+        problems: Each problem on its own.
+    """
+
+    code = "definition"
+
+    def __init__(self, what: str, problems: Sequence[str]) -> None:
+        self.problems = tuple(problems)
+        super().__init__(f"cannot define {what}:\n  " + "\n  ".join(self.problems))
+
+
+class ConfigError(AgentToolsError, ValueError):
+    """Options given to a toolset or a Workspace are invalid (unknown toolset, missing root, bad size...)."""
+
+    code = "config"
+
+
+class UnknownToolError(AgentToolsError, LookupError):
+    """No tool of that name is registered.
+
+    Attributes:
+        name: The name that was asked for.
+        available: The names that exist.
+    """
+
+    code = "unknown_tool"
+
+    def __init__(self, name: str, available: Sequence[str]) -> None:
+        self.name = name
+        self.available = tuple(available)
+        listing = ", ".join(self.available) or "none"
+        super().__init__(f"unknown tool {name!r}; available tools: {listing}")
+
+
+class ToolInputError(AgentToolsError, ValueError):
+    """The arguments given to a tool were rejected before it did anything."""
+
+    code = "invalid_input"
+
+
+@attrs.frozen(kw_only=True)
+class ValidationIssue:
+    """One way arguments failed their schema, in the terms JSON Schema validators use.
+
+    ``path`` and ``keyword`` follow Ajv so that toolsets can reproduce upstream texts exactly.
+    """
+
+    path: tuple[str | int, ...]
+    """Where in the arguments: ``()`` for the arguments object itself, ``("paths", 0)`` for an item."""
+    keyword: str
+    """The failing rule: ``json``, ``type``, ``required``, ``additionalProperties``, ``enum``, ``minimum``, ..."""
+    message: str
+    """Ajv's wording without the location, e.g. ``must be string`` or ``must have required property 'q'``."""
+    params: dict[str, Any] = attrs.field(factory=dict)
+    """Keyword details: ``{"missingProperty": "q"}``, ``{"type": "string"}``, ``{"allowedValues": [...]}``."""
+    value: Any = attrs.field(default=None, repr=False)
+    """The offending value (the object itself for ``required`` and ``additionalProperties``)."""
+
+    @property
+    def pointer(self) -> str:
+        """The location as a JSON pointer (``/paths/0``; ``""`` for the root)."""
+        return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in self.path)
+
+    @property
+    def argument(self) -> str | None:
+        """The top-level argument concerned, if any (the missing or unknown one for those keywords)."""
+        if self.keyword == "required":
+            return str(self.params["missingProperty"])
+        if self.keyword == "additionalProperties":
+            return str(self.params["additionalProperty"])
+        return str(self.path[0]) if self.path else None
+
+    def ajv_text(self, data_var: str = "params") -> str:
+        """Ajv's ``errorsText`` form for this issue, e.g. ``params/path must be string``."""
+        return f"{data_var}{self.pointer} {self.message}"
+
+    def describe(self) -> str:
+        """A plain-words sentence naming the argument, for the default error text."""
+        where = ".".join(str(p) for p in self.path)
+        if self.keyword == "required":
+            name = ".".join([*map(str, self.path), str(self.params["missingProperty"])])
+            return f"missing required argument {name!r}"
+        if self.keyword == "additionalProperties":
+            name = ".".join([*map(str, self.path), str(self.params["additionalProperty"])])
+            return f"unknown argument {name!r}"
+        if self.keyword == "json":
+            return self.message
+        subject = f"argument {where!r}" if where else "arguments"
+        if self.keyword == "type":
+            expected = " or ".join(str(self.params["type"]).split(","))
+            return f"{subject} must be {expected}, got {_json_kind(self.value)}"
+        if self.keyword == "enum":
+            allowed = ", ".join(_short(v) for v in self.params["allowedValues"])
+            return f"{subject} must be one of {allowed}, got {_short(self.value)}"
+        if self.keyword == "anyOf":
+            branches = self.params.get("branches", [])
+            if branches and all(b.keyword == "type" and b.path == self.path for b in branches):
+                expected = " or ".join(str(b.params["type"]) for b in branches)
+                return f"{subject} must be {expected}, got {_json_kind(self.value)}"
+        return f"{subject} {self.message}"
+
+
+def _json_kind(value: Any) -> str:
+    from agenttools.schema import json_type
+
+    return json_type(value)
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class ArgumentsError(ToolInputError):
+    """Arguments are not JSON, not an object, or violate the tool's schema.
+
+    Attributes:
+        tool: The tool's name.
+        issues: Every violation found, in the order a validator meets them (the first is what Ajv reports).
+    """
+
+    code = "invalid_arguments"
+
+    def __init__(self, tool: str, issues: Sequence[ValidationIssue]) -> None:
+        self.tool = tool
+        self.issues = tuple(issues)
+        detail = "; ".join(issue.describe() for issue in self.issues)
+        super().__init__(f"invalid arguments for {tool}: {detail}")
+
+
+class PathError(ToolInputError):
+    """A path argument cannot be a path: empty, containing a NUL byte, or caught in a symlink loop.
+
+    Attributes:
+        path: The path as given.
+    """
+
+    code = "invalid_path"
+
+    def __init__(self, message: str, *, path: str) -> None:
+        self.path = path
+        super().__init__(message)
+
+
+class _OSErrorMixin(AgentToolsError):  # noqa: N818 - a mixin, never raised on its own
+    """Fills ``errno``/``filename`` of the builtin OSError it is mixed with, keeping our message as ``str()``."""
+
+    _errno: ClassVar[int | None] = None
+    errno: int | None
+    strerror: str | None
+    filename: Any
+
+    def __init__(self, message: str, *, path: str) -> None:
+        super().__init__(message)
+        self.path = path
+        self.filename = path
+        if self._errno is not None:
+            self.errno = self._errno
+            self.strerror = message
+
+
+class AccessDeniedError(_OSErrorMixin, PermissionError):
+    """A path may not be used: outside the workspace or matched by a deny rule.
+
+    Attributes:
+        path: The resolved absolute path.
+    """
+
+    code = "access_denied"
+    _errno = _errno.EACCES
+
+
+class OutsideWorkspaceError(AccessDeniedError):
+    """A path resolves (symlinks followed) outside every allowed directory.
+
+    Attributes:
+        path: The resolved absolute path.
+        given: The path as the caller gave it.
+        roots: The allowed directories.
+    """
+
+    code = "outside_root"
+
+    def __init__(self, *, path: str, given: str, roots: Sequence[str]) -> None:
+        self.given = given
+        self.roots = tuple(roots)
+        where = ", ".join(self.roots)
+        super().__init__(f"path {path!r} is outside the allowed directories ({where})", path=path)
+
+
+class DeniedPathError(AccessDeniedError):
+    """A path matches one of the workspace's deny patterns.
+
+    Attributes:
+        path: The resolved absolute path.
+        pattern: The deny pattern that matched.
+    """
+
+    code = "denied_path"
+
+    def __init__(self, *, path: str, pattern: str) -> None:
+        self.pattern = pattern
+        super().__init__(f"path {path!r} matches deny pattern {pattern!r}", path=path)
+
+
+class NotFoundError(_OSErrorMixin, FileNotFoundError):
+    """A file or directory does not exist.
+
+    Attributes:
+        path: The resolved absolute path.
+    """
+
+    code = "not_found"
+    _errno = _errno.ENOENT
+
+    def __init__(self, message: str | None = None, *, path: str) -> None:
+        super().__init__(message or f"{path} does not exist", path=path)
+
+
+class IsDirectoryError(_OSErrorMixin, IsADirectoryError):
+    """A file was expected but the path is a directory.
+
+    Attributes:
+        path: The resolved absolute path.
+    """
+
+    code = "is_directory"
+    _errno = _errno.EISDIR
+
+    def __init__(self, message: str | None = None, *, path: str) -> None:
+        super().__init__(message or f"{path} is a directory", path=path)
+
+
+class NotDirectoryError(_OSErrorMixin, NotADirectoryError):
+    """A directory was expected but the path is not one.
+
+    Attributes:
+        path: The resolved absolute path.
+    """
+
+    code = "not_directory"
+    _errno = _errno.ENOTDIR
+
+    def __init__(self, message: str | None = None, *, path: str) -> None:
+        super().__init__(message or f"{path} is not a directory", path=path)
+
+
+class SpecialFileError(_OSErrorMixin, OSError):
+    """The path is a FIFO, socket or device; agenttools never opens those (a FIFO would block forever).
+
+    Attributes:
+        path: The resolved absolute path.
+        kind: ``fifo``, ``socket``, ``character device``, ``block device`` or ``special file``.
+    """
+
+    code = "special_file"
+
+    def __init__(self, *, path: str, kind: str) -> None:
+        self.kind = kind
+        super().__init__(f"{path} is a {kind}, not a regular file", path=path)
+
+
+class FileTooLargeError(_OSErrorMixin, OSError):
+    """A file is larger than the limit for this operation.
+
+    Attributes:
+        path: The resolved absolute path.
+        size: Its size in bytes.
+        limit: The limit in bytes.
+    """
+
+    code = "file_too_large"
+    _errno = _errno.EFBIG
+
+    def __init__(self, *, path: str, size: int, limit: int) -> None:
+        self.size = size
+        self.limit = limit
+        super().__init__(f"file {path} is {size} bytes, exceeds maximum {limit} bytes", path=path)
+
+
+class ToolTimeoutError(AgentToolsError, TimeoutError):
+    """An operation ran past its time limit and was stopped.
+
+    Attributes:
+        seconds: The limit that was exceeded.
+        partial: Whatever result was gathered before the limit (a family result), or None.
+    """
+
+    code = "timeout"
+
+    def __init__(self, message: str, *, seconds: float, partial: object = None) -> None:
+        self.seconds = seconds
+        self.partial = partial
+        super().__init__(message)

@@ -1,0 +1,390 @@
+"""The Registry: tools defined once, described to every SDK, and called with validated arguments.
+
+``Registry.call`` never raises for bad input or a failing tool: everything becomes a :class:`ToolOutput`, and
+errors are rendered to text in exactly one place (the tool's ``render_error``, a toolset's contract wording, or
+:func:`default_error_text`). Only definition mistakes raise, when a tool is registered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import logging
+import re
+import threading
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from typing import Any, TypeVar, overload
+
+import attrs
+
+from agenttools._output import ToolOutput, default_error_text, to_output
+from agenttools.errors import ArgumentsError, ToolDefinitionError, UnknownToolError, ValidationIssue
+from agenttools.schema import canonicalize, function_schema, is_nullable, parse_docstring, validate
+from agenttools.schema._emit import emit
+
+__all__ = ["ErrorRenderer", "Registry", "Tool"]
+
+logger = logging.getLogger("agenttools")
+logger.addHandler(logging.NullHandler())
+
+NAME_PATTERN = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_-]{0,63}\Z")
+ErrorRenderer = Callable[[str, BaseException], "str | ToolOutput"]
+"""``(tool_name, error) -> text or ToolOutput``: how a toolset words its errors."""
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+@attrs.frozen(kw_only=True)
+class Tool:
+    """One tool: what the model is told (name, description, parameters) and how a call runs.
+
+    Build one with :meth:`Registry.tool` (from a typed function) or :meth:`Tool.from_schema` (from an explicit
+    JSON Schema, as toolsets do with their upstream schemas).
+    """
+
+    name: str
+    """The tool name the model calls."""
+    description: str
+    """What the model is told the tool does."""
+    parameters: dict[str, Any]
+    """Canonical JSON Schema of the arguments object."""
+    handler: Callable[[dict[str, Any]], Any] = attrs.field(repr=False)
+    """Runs the tool with validated arguments (a dict); may return an awaitable."""
+    is_async: bool = False
+    """Whether ``handler`` returns an awaitable."""
+    title: str | None = None
+    """Human-friendly display name (MCP ``title``)."""
+    read_only: bool = False
+    """The tool does not change its environment (MCP ``readOnlyHint``)."""
+    destructive: bool | None = None
+    """The tool may destroy data (MCP ``destructiveHint``); None means "unless read-only"."""
+    idempotent: bool = False
+    """Repeating a call with the same arguments has no further effect (MCP ``idempotentHint``)."""
+    open_world: bool = True
+    """The tool reaches outside a closed set of entities, e.g. the web (MCP ``openWorldHint``)."""
+    strict: bool | None = None
+    """Preferred strict mode when ``definitions(strict=None)``; None means not strict."""
+    validate: bool = True
+    """Validate arguments against ``parameters`` before ``handler`` runs."""
+    render_error: ErrorRenderer | None = attrs.field(default=None, repr=False)
+    """How this tool's errors become text; None uses the registry's renderer."""
+    null_means_default: frozenset[str] = frozenset()
+    """Optional parameters for which ``null`` means "use the default" (the key is dropped before validation)."""
+
+    @property
+    def is_destructive(self) -> bool:
+        """The effective destructive hint."""
+        return (not self.read_only) if self.destructive is None else self.destructive
+
+    @classmethod
+    def from_schema(
+        cls,
+        *,
+        name: str,
+        description: str,
+        parameters: Mapping[str, Any],
+        handler: Callable[[dict[str, Any]], Any],
+        **options: Any,
+    ) -> Tool:
+        """Define a tool from an explicit JSON Schema; ``handler`` receives the arguments dict.
+
+        Keys of ``parameters`` are kept as given (only ``title``/``$schema`` keywords are dropped), so an upstream
+        schema without ``additionalProperties: false`` still lets extra keys through to the handler.
+
+        Raises:
+            ToolDefinitionError: The name, description or schema is unusable (every problem listed).
+        """
+        problems = _check_name(name) + _check_description(description) + _check_parameters(parameters)
+        if problems:
+            raise ToolDefinitionError(f"tool {name!r}", problems)
+        schema = canonicalize(dict(parameters))
+        required = set(schema.get("required", ()))
+        nulls = frozenset(k for k, v in schema.get("properties", {}).items()
+                          if k not in required and not is_nullable(v))
+        options.setdefault("null_means_default", nulls)
+        options.setdefault("is_async", inspect.iscoroutinefunction(handler))
+        return cls(name=name, description=description, parameters=schema, handler=handler, **options)
+
+
+def _check_name(name: Any) -> list[str]:
+    if not isinstance(name, str) or not NAME_PATTERN.match(name):
+        return [f"name {name!r} must match {NAME_PATTERN.pattern[:-2]}$ (portable across OpenAI, Anthropic, "
+                "Gemini and MCP)"]
+    return []
+
+
+def _check_description(description: Any) -> list[str]:
+    if not isinstance(description, str) or not description.strip():
+        return ["no description: write a docstring (its text before 'Args:' is the description) or pass "
+                "description="]
+    return []
+
+
+def _check_parameters(parameters: Any) -> list[str]:
+    if not isinstance(parameters, Mapping):
+        return [f"parameters must be a JSON Schema object, got {type(parameters).__name__}"]
+    problems = []
+    if parameters.get("type") != "object":
+        problems.append('parameters must have "type": "object" at the root')
+    if any(k in parameters for k in ("anyOf", "oneOf", "allOf")):
+        problems.append("parameters must not combine schemas (anyOf/oneOf/allOf) at the root")
+    props = parameters.get("properties", {})
+    if not isinstance(props, Mapping) or not all(isinstance(v, Mapping | bool) for v in props.values()):
+        problems.append("parameters.properties must map names to schemas")
+        props = {}
+    problems.extend(f"required property {r!r} is not in properties"
+                    for r in parameters.get("required", ()) if r not in props)
+    try:
+        json.dumps(parameters, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        problems.append(f"parameters are not JSON: {exc}")
+    return problems
+
+
+def _run_coroutine(awaitable: Awaitable[Any]) -> Any:
+    """Run an awaitable to completion from sync code, even when this thread already runs an event loop."""
+    async def wrap() -> Any:
+        return await awaitable
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(wrap())
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = asyncio.run(wrap())
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the calling thread
+            box["error"] = exc
+
+    thread = threading.Thread(target=target, name="agenttools-call")
+    thread.start()
+    thread.join()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+class Registry:
+    """An ordered set of tools: definitions for any SDK, and validated calls that never raise.
+
+    Args:
+        tools: Tools to start with.
+        render_error: How errors become text for tools that have no renderer of their own.
+    """
+
+    def __init__(self, tools: Iterator[Tool] | list[Tool] | tuple[Tool, ...] = (), *,
+                 render_error: ErrorRenderer | None = None) -> None:
+        self._tools: dict[str, Tool] = {}
+        self._render_error: ErrorRenderer = render_error or default_error_text
+        for tool in tools:
+            self.add(tool)
+
+    def __repr__(self) -> str:
+        return f"Registry({list(self._tools)!r})"
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def __iter__(self) -> Iterator[Tool]:
+        return iter(self._tools.values())
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def __getitem__(self, name: str) -> Tool:
+        try:
+            return self._tools[name]
+        except KeyError:
+            raise UnknownToolError(name, tuple(self._tools)) from None
+
+    def __or__(self, other: Registry) -> Registry:
+        if not isinstance(other, Registry):
+            return NotImplemented
+        return Registry([*self, *other], render_error=self._render_error)
+
+    def names(self) -> tuple[str, ...]:
+        """Tool names, in definition order."""
+        return tuple(self._tools)
+
+    def add(self, tool: Tool) -> Tool:
+        """Add a tool; it keeps this registry's error renderer unless it has its own.
+
+        Raises:
+            ToolDefinitionError: A tool of that name is already registered.
+        """
+        if tool.name in self._tools:
+            raise ToolDefinitionError(f"tool {tool.name!r}", ["a tool of that name is already registered"])
+        if tool.render_error is None:
+            tool = attrs.evolve(tool, render_error=self._render_error)
+        self._tools[tool.name] = tool
+        return tool
+
+    @overload
+    def tool(self, fn: F, /) -> F: ...
+    @overload
+    def tool(self, *, name: str | None = None, description: str | None = None, title: str | None = None,
+             read_only: bool = False, destructive: bool | None = None, idempotent: bool = False,
+             open_world: bool = True, strict: bool | None = None) -> Callable[[F], F]: ...
+
+    def tool(
+        self,
+        fn: Callable[..., Any] | None = None,
+        /,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        title: str | None = None,
+        read_only: bool = False,
+        destructive: bool | None = None,
+        idempotent: bool = False,
+        open_world: bool = True,
+        strict: bool | None = None,
+    ) -> Any:
+        """Register a typed function as a tool: ``@reg.tool`` or ``@reg.tool(name=..., read_only=True)``.
+
+        The description is the docstring's text before its first section; parameter descriptions come from the
+        ``Args:`` section or ``Annotated[T, "text"]``. The function is returned unchanged.
+
+        Raises:
+            ToolDefinitionError: Every problem at once: no description, a lambda without a name, a bad name,
+                an unsupported or missing annotation, ``*args``, a documented parameter that does not exist.
+        """
+        options: dict[str, Any] = {
+            "name": name, "description": description, "title": title, "read_only": read_only,
+            "destructive": destructive, "idempotent": idempotent, "open_world": open_world, "strict": strict,
+        }
+        if fn is None:
+            return lambda f: self.tool(f, **options)
+        self.add(self.function_tool(fn, **options))
+        return fn
+
+    @staticmethod
+    def function_tool(fn: Callable[..., Any], *, name: str | None = None, description: str | None = None,
+                      **options: Any) -> Tool:
+        """Build (without registering) the Tool for a typed function; see :meth:`tool`."""
+        own_name = getattr(fn, "__name__", None)
+        anonymous = own_name is None or own_name == "<lambda>"
+        label = name if name is not None else (repr(fn) if anonymous else str(own_name))
+        problems: list[str] = []
+        if not callable(fn):
+            raise ToolDefinitionError(f"tool {label!r}", [f"{fn!r} is not callable"])
+        if name is None and anonymous:
+            problems.append("a lambda or callable object needs an explicit name=")
+        else:
+            problems += _check_name(label)
+        compiled = function_schema(fn, problems)
+        if description is None:
+            description = parse_docstring(inspect.getdoc(fn)).description
+        problems += _check_description(description)
+        if problems or compiled is None:
+            raise ToolDefinitionError(f"tool {label!r}", problems)
+        text = description
+        optional = frozenset(compiled.parameters["properties"]) - set(compiled.parameters["required"])
+        return Tool(name=label, description=text, parameters=compiled.parameters, handler=compiled.call,
+                    is_async=compiled.is_async, null_means_default=optional, **options)
+
+    def definitions(self, format: str = "json-schema", *, strict: bool | None = None) -> list[dict[str, Any]]:
+        """Tool definitions for an SDK, one dict per tool, in definition order.
+
+        Args:
+            format: ``openai`` (Chat Completions), ``openai-responses``, ``anthropic``, ``gemini`` (one
+                FunctionDeclaration dict per tool), ``mcp`` (with ``annotations``) or ``json-schema``.
+            strict: True or False for every tool; None uses each tool's own preference (default: not strict).
+                OpenAI always receives ``strict`` explicitly; a schema that cannot be strict falls back to
+                ``strict: false`` with a warning. Anthropic receives ``strict: true`` only where it applies.
+
+        Raises:
+            ValueError: Unknown format.
+        """
+        return emit(list(self._tools.values()), format, strict=strict)
+
+    def _prepare(self, name: str, arguments: Any) -> tuple[Tool, dict[str, Any]]:
+        tool = self[name]
+        args = self._parse(tool, arguments)
+        args = {k: v for k, v in args.items() if not (v is None and k in tool.null_means_default)}
+        if tool.validate:
+            issues = validate(tool.parameters, args)
+            if issues:
+                raise ArgumentsError(tool.name, issues)
+        return tool, args
+
+    @staticmethod
+    def _parse(tool: Tool, arguments: Any) -> dict[str, Any]:
+        if arguments is None:
+            return {}
+        if isinstance(arguments, bytes | bytearray):
+            try:
+                arguments = arguments.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise ArgumentsError(tool.name, [ValidationIssue(
+                    path=(), keyword="json", message=f"arguments are not valid UTF-8: {exc}")]) from None
+        if isinstance(arguments, str):
+            if not arguments.strip():
+                return {}
+            try:
+                arguments = json.loads(arguments, parse_constant=_reject_constant)
+            except ValueError as exc:
+                raise ArgumentsError(tool.name, [ValidationIssue(
+                    path=(), keyword="json", message=f"arguments are not valid JSON: {exc}")]) from None
+        if not isinstance(arguments, Mapping):
+            raise ArgumentsError(tool.name, [ValidationIssue(
+                path=(), keyword="type", message="must be object", params={"type": "object"}, value=arguments)])
+        return dict(arguments)
+
+    def _failure(self, name: str, error: BaseException) -> ToolOutput:
+        tool = self._tools.get(name)
+        renderer = tool.render_error if tool and tool.render_error else self._render_error
+        try:
+            rendered = renderer(name, error)
+        except Exception:  # a broken renderer must not break call()
+            logger.exception("error renderer for %s failed", name)
+            rendered = default_error_text(name, error)
+        if isinstance(rendered, ToolOutput):
+            return rendered if rendered.is_error else attrs.evolve(rendered, is_error=True)
+        return ToolOutput(text=rendered, is_error=True, data=error)
+
+    @staticmethod
+    def _log(name: str, error: BaseException) -> None:
+        from agenttools.errors import AgentToolsError
+
+        if isinstance(error, AgentToolsError):
+            logger.debug("tool %s failed: %s", name, error)
+        else:
+            logger.error("tool %s raised %s", name, type(error).__name__, exc_info=error)
+
+    def call(self, name: str, arguments: Mapping[str, Any] | str | bytes | None = None) -> ToolOutput:
+        """Validate ``arguments`` (a dict or a JSON string) and run the tool; never raises for bad input.
+
+        ``null`` for an optional parameter means its default. Unknown tools, invalid JSON, schema violations
+        and exceptions raised by the tool all come back as ``ToolOutput(is_error=True)`` with one line of text.
+        """
+        try:
+            tool, args = self._prepare(name, arguments)
+            result = tool.handler(args)
+            if tool.is_async or inspect.isawaitable(result):
+                result = _run_coroutine(result)
+            return to_output(result)
+        except (Exception, SystemExit) as error:  # noqa: BLE001 - call() never raises: every failure is output
+            self._log(name, error)
+            return self._failure(name, error)
+
+    async def acall(self, name: str, arguments: Mapping[str, Any] | str | bytes | None = None) -> ToolOutput:
+        """Like :meth:`call`, without blocking the event loop (sync tools run in a worker thread)."""
+        try:
+            tool, args = self._prepare(name, arguments)
+            if tool.is_async:
+                result = await tool.handler(args)
+            else:
+                result = await asyncio.to_thread(tool.handler, args)
+                if inspect.isawaitable(result):
+                    result = await result
+            return to_output(result)
+        except (Exception, SystemExit) as error:  # noqa: BLE001 - call() never raises: every failure is output
+            self._log(name, error)
+            return self._failure(name, error)

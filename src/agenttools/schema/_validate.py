@@ -1,0 +1,254 @@
+"""A JSON Schema validator for tool arguments that reports issues the way Ajv does.
+
+It covers the subset tool schemas use: ``type`` (also type arrays), ``enum``, ``const``, ``anyOf``/``oneOf``/
+``allOf``/``not``, number, string, array and object limits, ``pattern``, ``properties``, ``required``,
+``additionalProperties``, ``items``/``prefixItems`` and local ``$ref`` into ``$defs``/``definitions``.
+``format`` is an annotation here (not asserted), as in Ajv without ajv-formats. Keywords are checked in Ajv's
+order, so the first issue is the one Ajv (``allErrors: false``) reports.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import regex
+
+from agenttools.errors import ValidationIssue
+
+__all__ = ["is_nullable", "json_type", "validate"]
+
+_JSON_TYPES = ("null", "boolean", "integer", "number", "string", "array", "object")
+_NUMBER_LIMITS: tuple[tuple[str, str, Callable[[Any, Any], bool]], ...] = (
+    ("maximum", "<=", operator.le),
+    ("minimum", ">=", operator.ge),
+    ("exclusiveMaximum", "<", operator.lt),
+    ("exclusiveMinimum", ">", operator.gt),
+)
+
+Path = tuple[str | int, ...]
+
+
+def json_type(value: Any) -> str:
+    """The JSON type name of a Python value (``integer`` for integral floats too, as JavaScript sees them)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "integer" if value.is_integer() else "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list | tuple):
+        return "array"
+    if isinstance(value, Mapping):
+        return "object"
+    return type(value).__name__
+
+
+def _is_type(value: Any, name: str) -> bool:
+    actual = json_type(value)
+    return actual == name or (name == "number" and actual == "integer")
+
+
+def _num(value: Any) -> str:
+    """Format a number as JavaScript prints it (``1`` not ``1.0``)."""
+    if isinstance(value, float) and value.is_integer() and math.isfinite(value):
+        return str(int(value))
+    return str(value)
+
+
+def _equal(a: Any, b: Any) -> bool:
+    """JSON equality: ``1 == 1.0`` but ``True != 1``; lists and objects compared deeply."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        return a.keys() == b.keys() and all(_equal(a[k], b[k]) for k in a)
+    numbers = isinstance(a, int | float) and isinstance(b, int | float)
+    return (type(a) is type(b) or numbers) and bool(a == b)
+
+
+def is_nullable(schema: Mapping[str, Any]) -> bool:
+    """Whether a schema admits ``null`` at its top level (type, type array, enum, anyOf/oneOf branch)."""
+    kind = schema.get("type")
+    if kind == "null" or (isinstance(kind, list) and "null" in kind) or schema.get("nullable") is True:
+        return True
+    if "enum" in schema and None in schema["enum"]:
+        return True
+    return any(is_nullable(branch) for key in ("anyOf", "oneOf") for branch in schema.get(key, ()))
+
+
+class _Validator:
+    def __init__(self, root: Mapping[str, Any], all_errors: bool) -> None:
+        self.root = root
+        self.all_errors = all_errors
+
+    def resolve(self, ref: str) -> Mapping[str, Any]:
+        if not ref.startswith("#"):
+            raise ValueError(f"only local $ref is supported, got {ref!r}")
+        node: Any = self.root
+        for part in ref[1:].split("/")[1:] if ref != "#" else []:
+            node = node[part.replace("~1", "/").replace("~0", "~")]
+        return node  # type: ignore[no-any-return]
+
+    def check(self, schema: Any, value: Any, path: Path) -> list[ValidationIssue]:
+        if schema is True or schema == {}:
+            return []
+        if schema is False:
+            return [ValidationIssue(path=path, keyword="false schema", message="boolean schema is false")]
+        out: list[ValidationIssue] = []
+        for step in (self._ref, self._type, self._any, self._number, self._string, self._array, self._object):
+            out.extend(step(schema, value, path))
+            if out and (not self.all_errors or step in (self._ref, self._type)):
+                return out
+        return out
+
+    def _issue(self, path: Path, keyword: str, message: str, value: Any = None, **params: Any) -> ValidationIssue:
+        return ValidationIssue(path=path, keyword=keyword, message=message, params=params, value=value)
+
+    def _ref(self, schema: Mapping[str, Any], value: Any, path: Path) -> list[ValidationIssue]:
+        return self.check(self.resolve(schema["$ref"]), value, path) if "$ref" in schema else []
+
+    def _type(self, schema: Mapping[str, Any], value: Any, path: Path) -> list[ValidationIssue]:
+        kind = schema.get("type")
+        if kind is None:
+            return []
+        kinds = kind if isinstance(kind, list) else [kind]
+        if schema.get("nullable") is True:
+            kinds = [*kinds, "null"]
+        if any(_is_type(value, k) for k in kinds):
+            return []
+        return [self._issue(path, "type", f"must be {','.join(kinds)}", value, type=",".join(kinds))]
+
+    def _any(self, schema: Mapping[str, Any], value: Any, path: Path) -> list[ValidationIssue]:
+        out: list[ValidationIssue] = []
+        if "const" in schema and not _equal(value, schema["const"]):
+            out.append(self._issue(path, "const", "must be equal to constant", allowedValue=schema["const"]))
+        if "enum" in schema and not any(_equal(value, e) for e in schema["enum"]):
+            out.append(self._issue(path, "enum", "must be equal to one of the allowed values", value,
+                                   allowedValues=list(schema["enum"])))
+        if "not" in schema and not self.check(schema["not"], value, path):
+            out.append(self._issue(path, "not", "must NOT be valid"))
+        if "anyOf" in schema:
+            branches = [self.check(b, value, path) for b in schema["anyOf"]]
+            if all(branches):
+                out.append(self._issue(path, "anyOf", "must match a schema in anyOf", value,
+                                       branches=[issue for b in branches for issue in b]))
+        if "oneOf" in schema:
+            passing = [i for i, b in enumerate(schema["oneOf"]) if not self.check(b, value, path)]
+            if len(passing) != 1:
+                out.append(self._issue(path, "oneOf", "must match exactly one schema in oneOf",
+                                       passingSchemas=passing or None))
+        for sub in schema.get("allOf", ()):
+            out.extend(self.check(sub, value, path))
+        return out
+
+    def _number(self, schema: Mapping[str, Any], value: Any, path: Path) -> list[ValidationIssue]:
+        if not _is_type(value, "number"):
+            return []
+        out = [
+            self._issue(path, key, f"must be {op} {_num(schema[key])}", comparison=op, limit=schema[key])
+            for key, op, ok in _NUMBER_LIMITS
+            if key in schema and not isinstance(schema[key], bool) and not ok(value, schema[key])
+        ]
+        step = schema.get("multipleOf")
+        if step and not math.isclose(value / step, round(value / step), rel_tol=0, abs_tol=1e-9):
+            out.append(self._issue(path, "multipleOf", f"must be multiple of {_num(step)}", multipleOf=step))
+        return out
+
+    def _string(self, schema: Mapping[str, Any], value: Any, path: Path) -> list[ValidationIssue]:
+        if not isinstance(value, str):
+            return []
+        out: list[ValidationIssue] = []
+        length = len(value.encode("utf-16-le")) // 2  # JavaScript counts UTF-16 code units
+        if "maxLength" in schema and length > schema["maxLength"]:
+            out.append(self._issue(path, "maxLength", f"must NOT have more than {schema['maxLength']} characters",
+                                   limit=schema["maxLength"]))
+        if "minLength" in schema and length < schema["minLength"]:
+            out.append(self._issue(path, "minLength", f"must NOT have fewer than {schema['minLength']} characters",
+                                   limit=schema["minLength"]))
+        if "pattern" in schema and regex.search(schema["pattern"], value) is None:
+            out.append(self._issue(path, "pattern", f'must match pattern "{schema["pattern"]}"',
+                                   pattern=schema["pattern"]))
+        return out
+
+    def _array(self, schema: Mapping[str, Any], value: Any, path: Path) -> list[ValidationIssue]:
+        if not isinstance(value, list | tuple):
+            return []
+        out: list[ValidationIssue] = []
+        if "maxItems" in schema and len(value) > schema["maxItems"]:
+            out.append(self._issue(path, "maxItems", f"must NOT have more than {schema['maxItems']} items",
+                                   limit=schema["maxItems"]))
+        if "minItems" in schema and len(value) < schema["minItems"]:
+            out.append(self._issue(path, "minItems", f"must NOT have fewer than {schema['minItems']} items",
+                                   limit=schema["minItems"]))
+        if schema.get("uniqueItems"):
+            for j in range(len(value)):
+                dup = next((i for i in range(j + 1, len(value)) if _equal(value[i], value[j])), None)
+                if dup is not None:
+                    out.append(self._issue(path, "uniqueItems",
+                                           f"must NOT have duplicate items (items ## {j} and {dup} are identical)",
+                                           i=dup, j=j))
+                    break
+        prefix = schema.get("prefixItems", [])
+        for i, item in enumerate(value):
+            sub = prefix[i] if i < len(prefix) else schema.get("items", True)
+            if sub is False:
+                out.append(self._issue(path, "items", f"must NOT have more than {len(prefix)} items",
+                                       limit=len(prefix)))
+                break
+            out.extend(self.check(sub, item, (*path, i)))
+            if out and not self.all_errors:
+                return out
+        return out
+
+    def _object(self, schema: Mapping[str, Any], value: Any, path: Path) -> list[ValidationIssue]:
+        if not isinstance(value, Mapping):
+            return []
+        out: list[ValidationIssue] = []
+        for key, word, cmp in (("maxProperties", "more", int.__gt__), ("minProperties", "fewer", int.__lt__)):
+            if key in schema and cmp(len(value), schema[key]):
+                out.append(self._issue(path, key, f"must NOT have {word} than {schema[key]} properties",
+                                       limit=schema[key]))
+        out.extend(self._issue(path, "required", f"must have required property '{name}'", missingProperty=name)
+                   for name in schema.get("required", ()) if name not in value)
+        if out and not self.all_errors:
+            return out
+        props: Mapping[str, Any] = schema.get("properties", {})
+        extra = schema.get("additionalProperties", True)
+        for key in value:
+            if key in props:
+                continue
+            if extra is False or not isinstance(key, str):
+                out.append(self._issue(path, "additionalProperties", "must NOT have additional properties",
+                                       additionalProperty=key))
+            elif extra is not True:
+                out.extend(self.check(extra, value[key], (*path, key)))
+            if out and not self.all_errors:
+                return out
+        for key, sub in props.items():
+            if key in value:
+                out.extend(self.check(sub, value[key], (*path, key)))
+                if out and not self.all_errors:
+                    return out
+        return out
+
+
+def validate(
+    schema: Mapping[str, Any], value: Any, *, all_errors: bool = True, root: Mapping[str, Any] | None = None
+) -> list[ValidationIssue]:
+    """Validate ``value`` against ``schema``; return every issue found (empty when valid).
+
+    Args:
+        schema: The JSON Schema.
+        value: The JSON value (dicts, lists, str, int, float, bool, None).
+        all_errors: Collect every issue (True) or stop at the first, like Ajv's default (False).
+        root: The document ``$ref`` pointers resolve against (default: ``schema``).
+    """
+    return _Validator(root if root is not None else schema, all_errors).check(schema, value, ())
