@@ -7,7 +7,7 @@ Where a builtin exception means the same thing it is mixed in, so ``except FileN
 
 The tree::
 
-    AgentToolsError                      code
+    AgentToolsError                      error (the code of each class follows its name)
     ├── ToolDefinitionError (TypeError)  definition      a tool or schema is defined wrongly (raised, never rendered)
     ├── ConfigError (ValueError)         config          bad toolset/Workspace options, unknown toolset
     ├── UnknownToolError (LookupError)   unknown_tool    no tool of that name in the registry

@@ -7,7 +7,6 @@ errors are rendered to text in exactly one place (the tool's ``render_error``, a
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import json
 import logging
@@ -147,6 +146,8 @@ def _check_parameters(parameters: Any) -> list[str]:
 
 def _run_coroutine(awaitable: Awaitable[Any]) -> Any:
     """Run an awaitable to completion from sync code, even when this thread already runs an event loop."""
+    import asyncio
+
     async def wrap() -> Any:
         return await awaitable
 
@@ -228,7 +229,8 @@ class Registry:
     @overload
     def tool(self, fn: F, /) -> F: ...
     @overload
-    def tool(self, *, name: str | None = None, description: str | None = None, title: str | None = None,
+    def tool(self, fn: None = None, /, *, name: str | None = None, description: str | None = None,
+             title: str | None = None,
              read_only: bool = False, destructive: bool | None = None, idempotent: bool = False,
              open_world: bool = True, strict: bool | None = None) -> Callable[[F], F]: ...
 
@@ -376,6 +378,8 @@ class Registry:
 
     async def acall(self, name: str, arguments: Mapping[str, Any] | str | bytes | None = None) -> ToolOutput:
         """Like :meth:`call`, without blocking the event loop (sync tools run in a worker thread)."""
+        import asyncio
+
         try:
             tool, args = self._prepare(name, arguments)
             if tool.is_async:

@@ -1,0 +1,88 @@
+"""The public surface: a pinned, sorted __all__, frozen keyword-only results, toolset() errors."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import attrs
+import pytest
+
+import agenttools
+from agenttools import ConfigError, toolset
+from agenttools import toolsets as toolsets_module
+
+PINNED = [
+    "AccessDeniedError", "AgentToolsError", "ArgumentsError", "ConfigError", "ContentBlock", "DeniedPathError",
+    "ErrorRenderer", "FileTooLargeError", "ImageBlock", "IsDirectoryError", "NotDirectoryError", "NotFoundError",
+    "OutsideWorkspaceError", "PathError", "Registry", "SpecialFileError", "TextBlock", "Tool",
+    "ToolDefinitionError", "ToolInputError", "ToolOutput", "ToolTimeoutError", "UnknownToolError",
+    "ValidationIssue", "Workspace", "toolset",
+]
+
+
+def test_all_is_pinned_and_sorted():
+    assert agenttools.__all__ == PINNED
+    assert agenttools.__all__ == sorted(agenttools.__all__)
+    for name in agenttools.__all__:
+        assert hasattr(agenttools, name)
+
+
+def test_public_classes_live_in_the_agenttools_namespace():
+    assert agenttools.ToolOutput.__module__ == "agenttools"
+    assert repr(agenttools.ToolOutput(text="x")).startswith("ToolOutput(")
+
+
+def test_results_are_frozen_and_keyword_only():
+    for name in agenttools.__all__:
+        obj = getattr(agenttools, name)
+        if isinstance(obj, type) and attrs.has(obj):
+            params = attrs.fields(obj)
+            assert all(f.kw_only for f in params), name
+            instance_kwargs = {f.name: None for f in params if f.default is attrs.NOTHING}
+            with pytest.raises(TypeError):
+                obj(*instance_kwargs.values())  # positional construction is refused
+            instance = obj(**instance_kwargs)
+            with pytest.raises(attrs.exceptions.FrozenInstanceError):
+                setattr(instance, params[0].name, "changed")
+
+
+def test_import_is_light():
+    code = ("import sys, agenttools; heavy = [m for m in ('openai', 'anthropic', 'google.genai', 'mcp', "
+            "'langchain_core', 'pydantic', 'charset_normalizer', 'asyncio.subprocess') if m in sys.modules]; "
+            "print(heavy)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert out.stdout.strip() == "[]"
+
+
+def test_unknown_toolset():
+    with pytest.raises(ConfigError, match="unknown toolset 'nope'; built-in toolsets: assistant, coder, content, "
+                                          "editor, gemini"):
+        toolset("nope")
+
+
+def test_builtin_toolset_not_built_yet(monkeypatch):
+    monkeypatch.setitem(toolsets_module.BUILTIN, "future", "agenttools.toolsets._not_written_yet:build")
+    with pytest.raises(ConfigError, match="toolset 'future' is not available yet"):
+        toolset("future", root=".")
+
+
+def test_module_reference_toolsets(tmp_path):
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
+    try:
+        reg = toolset("cli_fixture_tools:build", root=str(tmp_path))
+        assert reg.names() == ("read_text", "add")
+        with pytest.raises(ConfigError, match="rejected its options"):
+            toolset("cli_fixture_tools:build", bogus=1)
+        with pytest.raises(ConfigError, match="has no attribute 'missing'"):
+            toolset("cli_fixture_tools:missing")
+        with pytest.raises(ConfigError, match="neither a Registry nor a callable"):
+            toolset("cli_fixture_tools:TOOLSET_DOC")
+    finally:
+        sys.path.remove(str(__import__("pathlib").Path(__file__).parent))
+
+
+@pytest.mark.parametrize("bad", ["", None, 3])
+def test_bad_toolset_names(bad):
+    with pytest.raises(ConfigError):
+        toolset(bad)
