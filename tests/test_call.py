@@ -441,3 +441,32 @@ def test_async_tool_errors_are_outputs():
 
     assert reg.call("bad").text == "Error: KeyError: 'k'"
     assert asyncio.run(reg.acall("bad")).text == "Error: KeyError: 'k'"
+
+
+def test_multiline_exception_messages_render_on_one_line():
+    reg = agenttools.Registry()
+
+    @reg.tool
+    def noisy() -> str:
+        """Fail with a multi-line message."""
+        raise RuntimeError("first line\n  second line\n\nthird")
+
+    assert reg.call("noisy").text == "Error: RuntimeError: first line second line third"
+
+
+def test_context_variables_reach_async_tools_called_synchronously_inside_a_loop():
+    import contextvars
+
+    current: contextvars.ContextVar[str] = contextvars.ContextVar("current", default="none")
+    reg = agenttools.Registry()
+
+    @reg.tool
+    async def which() -> str:
+        """Report the current session."""
+        return current.get()
+
+    async def main() -> tuple[str, str]:
+        current.set("project-a")
+        return reg.call("which").text, (await reg.acall("which")).text
+
+    assert asyncio.run(main()) == ("project-a", "project-a")

@@ -332,3 +332,39 @@ def test_mcp_types_accept():
     for reg in _all_registries():
         for definition in reg.definitions("mcp"):
             assert _roundtrip(mcp.types.Tool, definition) == definition
+
+
+def _ref_tool(recursive: bool) -> agenttools.Tool:
+    node = ({"type": "object", "properties": {"child": {"$ref": "#/$defs/Node"}}} if recursive
+            else {"type": "string", "enum": ["a", "b"]})
+    return agenttools.Tool.from_schema(
+        name="refs", description="Use refs.", handler=lambda a: "ok",
+        parameters={"type": "object", "$defs": {"Node": node},
+                    "properties": {"node": {"$ref": "#/$defs/Node", "description": "A node."}},
+                    "required": ["node"]})
+
+
+def test_refs_are_inlined_for_strict_and_gemini():
+    reg = agenttools.Registry([_ref_tool(recursive=False)])
+    strict = reg.definitions("openai", strict=True)[0]["function"]["parameters"]
+    assert strict == {"type": "object", "properties": {"node": {"type": "string", "enum": ["a", "b"],
+                                                                 "description": "A node."}},
+                      "required": ["node"], "additionalProperties": False}
+    gemini = reg.definitions("gemini")[0]["parameters"]
+    assert gemini == {"type": "OBJECT", "properties": {"node": {"type": "STRING", "enum": ["a", "b"],
+                                                                "description": "A node."}},
+                      "required": ["node"]}
+    assert reg.call("refs", {"node": "c"}).is_error
+    assert reg.call("refs", {"node": "a"}).text == "ok"
+
+
+def test_recursive_refs():
+    reg = agenttools.Registry([_ref_tool(recursive=True)])
+    with pytest.raises(agenttools.ToolDefinitionError, match="recursive"):
+        reg.definitions("gemini")
+    with pytest.warns(UserWarning, match="cannot be OpenAI-strict"):
+        assert reg.definitions("openai", strict=True)[0]["function"]["strict"] is False
+    assert reg.definitions("mcp")[0]["inputSchema"]["$defs"]  # MCP keeps the canonical schema
+    assert reg.call("refs", {"node": {"child": {"child": {}}}}).text == "ok"
+    assert reg.call("refs", {"node": {"child": 3}}).text == (
+        "Error: invalid arguments for refs: argument 'node.child' must be object, got integer")

@@ -73,3 +73,12 @@ def test_enum_compares_json_values():
     assert validate({"enum": [1]}, 1.0) == []
     assert validate({"enum": [1]}, True) != []
     assert validate({"enum": [[1, {"a": None}]]}, [1, {"a": None}]) == []
+
+
+def test_pathological_pattern_is_refused_not_hung():
+    import time
+
+    start = time.monotonic()
+    issues = validate({"type": "string", "pattern": "^(a+)+$"}, "a" * 40 + "!")
+    assert time.monotonic() - start < 30
+    assert [i.keyword for i in issues] == ["pattern"]

@@ -109,8 +109,11 @@ def to_output(value: Any) -> ToolOutput:
 
 
 def default_error_text(tool: str, error: BaseException) -> str:
-    """The default error text: ``Error: <message>``, with the exception type for errors not ours."""
+    """The default error text, one line: ``Error: <message>``, with the exception type for errors not ours.
+
+    Line breaks inside the message are folded into spaces so the model always gets a single line.
+    """
+    detail = " ".join(line.strip() for line in str(error).splitlines() if line.strip())
     if isinstance(error, AgentToolsError):
-        return f"Error: {error}"
-    detail = str(error)
+        return f"Error: {detail}"
     return f"Error: {type(error).__name__}: {detail}" if detail else f"Error: {type(error).__name__}"

@@ -7,6 +7,7 @@ errors are rendered to text in exactly one place (the tool's ``render_error``, a
 
 from __future__ import annotations
 
+import contextvars
 import inspect
 import json
 import logging
@@ -156,10 +157,11 @@ def _run_coroutine(awaitable: Awaitable[Any]) -> Any:
     except RuntimeError:
         return asyncio.run(wrap())
     box: dict[str, Any] = {}
+    context = contextvars.copy_context()  # the caller's context variables (sessions) follow the call
 
     def target() -> None:
         try:
-            box["value"] = asyncio.run(wrap())
+            box["value"] = context.run(asyncio.run, wrap())
         except BaseException as exc:  # noqa: BLE001 - re-raised in the calling thread
             box["error"] = exc
 

@@ -29,6 +29,8 @@ _NUMBER_LIMITS: tuple[tuple[str, str, Callable[[Any, Any], bool]], ...] = (
 )
 
 Path = tuple[str | int, ...]
+_PATTERN_TIMEOUT = 1.0
+"""Seconds a ``pattern`` check may take before the value is refused (the ``regex`` module's timeout)."""
 
 
 def json_type(value: Any) -> str:
@@ -173,9 +175,14 @@ class _Validator:
         if "minLength" in schema and length < schema["minLength"]:
             out.append(self._issue(path, "minLength", f"must NOT have fewer than {schema['minLength']} characters",
                                    limit=schema["minLength"]))
-        if "pattern" in schema and regex.search(schema["pattern"], value) is None:
-            out.append(self._issue(path, "pattern", f'must match pattern "{schema["pattern"]}"',
-                                   pattern=schema["pattern"]))
+        if "pattern" in schema:
+            try:
+                matched = regex.search(schema["pattern"], value, timeout=_PATTERN_TIMEOUT) is not None
+            except TimeoutError:
+                matched = False  # a pathological value or pattern: refuse rather than hang
+            if not matched:
+                out.append(self._issue(path, "pattern", f'must match pattern "{schema["pattern"]}"', value,
+                                       pattern=schema["pattern"]))
         return out
 
     def _array(self, schema: Mapping[str, Any], value: Any, path: Path) -> list[ValidationIssue]:
