@@ -232,12 +232,13 @@ class _OSErrorMixin(AgentToolsError):  # noqa: N818 - a mixin, never raised on i
     """Fills ``errno``/``filename`` of the builtin OSError it is mixed with, keeping our message as ``str()``."""
 
     _errno: ClassVar[int | None] = None
+    _template: ClassVar[str] = "{path}: error"
     errno: int | None
     strerror: str | None
     filename: Any
 
-    def __init__(self, message: str, *, path: str) -> None:
-        super().__init__(message)
+    def __init__(self, message: str | None = None, *, path: str) -> None:
+        super().__init__(message or self._template.format(path=path))
         self.path = path
         self.filename = path
         if self._errno is not None:
@@ -298,9 +299,7 @@ class NotFoundError(_OSErrorMixin, FileNotFoundError):
 
     code = "not_found"
     _errno = _errno.ENOENT
-
-    def __init__(self, message: str | None = None, *, path: str) -> None:
-        super().__init__(message or f"{path} does not exist", path=path)
+    _template = "{path} does not exist"
 
 
 class IsDirectoryError(_OSErrorMixin, IsADirectoryError):
@@ -312,9 +311,7 @@ class IsDirectoryError(_OSErrorMixin, IsADirectoryError):
 
     code = "is_directory"
     _errno = _errno.EISDIR
-
-    def __init__(self, message: str | None = None, *, path: str) -> None:
-        super().__init__(message or f"{path} is a directory", path=path)
+    _template = "{path} is a directory"
 
 
 class NotDirectoryError(_OSErrorMixin, NotADirectoryError):
@@ -326,9 +323,7 @@ class NotDirectoryError(_OSErrorMixin, NotADirectoryError):
 
     code = "not_directory"
     _errno = _errno.ENOTDIR
-
-    def __init__(self, message: str | None = None, *, path: str) -> None:
-        super().__init__(message or f"{path} is not a directory", path=path)
+    _template = "{path} is not a directory"
 
 
 class SpecialFileError(_OSErrorMixin, OSError):
