@@ -13,9 +13,9 @@ from agenttools import ConfigError, toolset
 from agenttools import toolsets as toolsets_module
 
 PINNED = [
-    "AccessDeniedError", "AgentToolsError", "ArgumentsError", "ConfigError", "ContentBlock", "DeniedPathError",
-    "ErrorRenderer", "FileTooLargeError", "ImageBlock", "IsDirectoryError", "NotDirectoryError", "NotFoundError",
-    "OutsideWorkspaceError", "PathError", "Registry", "SpecialFileError", "TextBlock", "Tool",
+    "AccessDeniedError", "AgentToolsError", "AlreadyExistsError", "ArgumentsError", "ConfigError", "ContentBlock", "DataBlock", "DeniedPathError", "EditError", "EncodingError",
+    "ErrorRenderer", "FileTooLargeError", "ImageBlock", "IsDirectoryError", "MatchCountError", "NoMatchError", "NotDirectoryError", "NotFoundError",
+    "OutsideWorkspaceError", "PathError", "PatternError", "Registry", "SpecialFileError", "TextBlock", "Tool",
     "ToolDefinitionError", "ToolInputError", "ToolOutput", "ToolTimeoutError", "UnknownToolError",
     "ValidationIssue", "Workspace", "toolset",
 ]

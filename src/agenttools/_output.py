@@ -6,14 +6,14 @@ import base64
 import enum
 import json
 import pathlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import attrs
 
 from agenttools.errors import AgentToolsError
 
-__all__ = ["ContentBlock", "ImageBlock", "TextBlock", "ToolOutput", "default_error_text", "to_json_text"]
+__all__ = ["ContentBlock", "DataBlock", "ImageBlock", "TextBlock", "ToolOutput", "default_error_text", "to_json_text"]
 
 
 @attrs.frozen(kw_only=True)
@@ -43,7 +43,26 @@ class ImageBlock:
         return base64.b64decode(self.data)
 
 
-ContentBlock = TextBlock | ImageBlock
+@attrs.frozen(kw_only=True)
+class DataBlock:
+    """Other inline data for the model (a PDF, audio, video), base64-encoded."""
+
+    data: str
+    """The bytes, base64-encoded (standard alphabet, padded)."""
+    mime_type: str
+    """The MIME type, e.g. ``application/pdf``."""
+
+    @classmethod
+    def from_bytes(cls, raw: bytes, mime_type: str) -> DataBlock:
+        """Encode raw bytes."""
+        return cls(data=base64.b64encode(raw).decode("ascii"), mime_type=mime_type)
+
+
+ContentBlock = TextBlock | ImageBlock | DataBlock
+
+
+def _blocks(value: Iterable[ContentBlock]) -> tuple[ContentBlock, ...]:
+    return tuple(value)
 
 
 @attrs.frozen(kw_only=True)
@@ -61,7 +80,7 @@ class ToolOutput:
     """Whether the call failed (bad arguments, unknown tool, or the tool raised)."""
     content: tuple[ContentBlock, ...] = attrs.field(default=attrs.Factory(lambda s: (TextBlock(text=s.text),),
                                                                           takes_self=True),
-                                                    converter=tuple)
+                                                    converter=_blocks)
     """The output as content blocks, for SDKs that take them."""
     data: Any = None
     """The tool's own return value (typed result), or the exception for an error."""
@@ -86,7 +105,7 @@ def to_json_text(value: Any) -> str:
 
 def _is_blocks(value: Any) -> bool:
     return (isinstance(value, Sequence) and not isinstance(value, str) and bool(value)
-            and all(isinstance(v, TextBlock | ImageBlock) for v in value))
+            and all(isinstance(v, TextBlock | ImageBlock | DataBlock) for v in value))
 
 
 def to_output(value: Any) -> ToolOutput:
@@ -99,11 +118,12 @@ def to_output(value: Any) -> ToolOutput:
         return value
     if isinstance(value, str):
         return ToolOutput(text=value, data=value)
-    if isinstance(value, TextBlock | ImageBlock):
+    if isinstance(value, TextBlock | ImageBlock | DataBlock):
         value = [value]
     if _is_blocks(value):
         blocks = tuple(value)
-        text = "\n".join(b.text if isinstance(b, TextBlock) else f"[image: {b.mime_type}]" for b in blocks)
+        text = "\n".join(b.text if isinstance(b, TextBlock) else
+                          f"[{'image' if isinstance(b, ImageBlock) else 'data'}: {b.mime_type}]" for b in blocks)
         return ToolOutput(text=text, content=blocks, data=blocks)
     return ToolOutput(text=to_json_text(value), data=value)
 

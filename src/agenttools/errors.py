@@ -13,7 +13,8 @@ The tree::
     ├── UnknownToolError (LookupError)   unknown_tool    no tool of that name in the registry
     ├── ToolInputError (ValueError)      invalid_input   the arguments were rejected
     │   ├── ArgumentsError               invalid_arguments   not JSON / not an object / schema violations
-    │   └── PathError                    invalid_path    empty path, NUL byte, symlink loop
+    │   ├── PathError                    invalid_path    empty path, NUL byte, symlink loop
+    │   └── PatternError                 invalid_pattern a regular expression or glob that does not compile
     ├── AccessDeniedError (PermissionError)  access_denied   path is outside the workspace or denied
     │   ├── OutsideWorkspaceError        outside_root    resolves outside every allowed directory
     │   └── DeniedPathError              denied_path     matches a deny pattern
@@ -22,6 +23,11 @@ The tree::
     ├── NotDirectoryError (NotADirectoryError) not_directory
     ├── SpecialFileError (OSError)       special_file    FIFO, socket or device: never opened
     ├── FileTooLargeError (OSError)      file_too_large
+    ├── EncodingError (UnicodeError)     encoding        not text, or text the file's encoding cannot hold
+    ├── AlreadyExistsError (FileExistsError) already_exists  refusing to create over an existing file
+    ├── EditError (ValueError)           edit_failed     an edit could not be applied as asked
+    │   ├── NoMatchError                 no_match        the text to replace is not in the file
+    │   └── MatchCountError              match_count     it occurs a different number of times than expected
     └── ToolTimeoutError (TimeoutError)  timeout
 """
 
@@ -37,15 +43,21 @@ import attrs
 __all__ = [
     "AccessDeniedError",
     "AgentToolsError",
+    "AlreadyExistsError",
     "ArgumentsError",
     "ConfigError",
     "DeniedPathError",
+    "EditError",
+    "EncodingError",
     "FileTooLargeError",
     "IsDirectoryError",
+    "MatchCountError",
+    "NoMatchError",
     "NotDirectoryError",
     "NotFoundError",
     "OutsideWorkspaceError",
     "PathError",
+    "PatternError",
     "SpecialFileError",
     "ToolDefinitionError",
     "ToolInputError",
@@ -228,6 +240,24 @@ class PathError(ToolInputError):
         super().__init__(message)
 
 
+class PatternError(ToolInputError):
+    """A regular expression or glob pattern is malformed.
+
+    Attributes:
+        pattern: The pattern as given.
+        kind: ``regex`` or ``glob``.
+        reason: The compiler's explanation.
+    """
+
+    code = "invalid_pattern"
+
+    def __init__(self, *, pattern: str, kind: str, reason: str) -> None:
+        self.pattern = pattern
+        self.kind = kind
+        self.reason = reason
+        super().__init__(f"invalid {kind} {pattern!r}: {reason}")
+
+
 class _OSErrorMixin(AgentToolsError):  # noqa: N818 - a mixin, never raised on its own
     """Fills ``errno``/``filename`` of the builtin OSError it is mixed with, keeping our message as ``str()``."""
 
@@ -357,6 +387,81 @@ class FileTooLargeError(_OSErrorMixin, OSError):
         self.size = size
         self.limit = limit
         super().__init__(f"file {path} is {size} bytes, exceeds maximum {limit} bytes", path=path)
+
+
+class EncodingError(AgentToolsError, UnicodeError):
+    """A file cannot be decoded without loss, or new text cannot be encoded in the file's encoding.
+
+    The file is never changed when this is raised.
+
+    Attributes:
+        path: The file concerned.
+    """
+
+    code = "encoding"
+
+    def __init__(self, message: str, *, path: str) -> None:
+        self.path = path
+        super().__init__(message)
+
+
+class AlreadyExistsError(_OSErrorMixin, FileExistsError):
+    """Asked to create a file that already exists.
+
+    Attributes:
+        path: The resolved absolute path.
+    """
+
+    code = "already_exists"
+    _errno = _errno.EEXIST
+    _template = "{path} already exists"
+
+
+class EditError(AgentToolsError, ValueError):
+    """An edit could not be applied as asked; the file is unchanged.
+
+    Attributes:
+        path: The file concerned.
+    """
+
+    code = "edit_failed"
+
+    def __init__(self, message: str, *, path: str) -> None:
+        self.path = path
+        super().__init__(message)
+
+
+class NoMatchError(EditError):
+    """The text to replace does not occur in the file.
+
+    Attributes:
+        path: The file concerned.
+    """
+
+    code = "no_match"
+
+    def __init__(self, *, path: str) -> None:
+        super().__init__(f"the text to replace was not found in {path}", path=path)
+
+
+class MatchCountError(EditError):
+    """The text to replace occurs a different number of times than expected.
+
+    Attributes:
+        path: The file concerned.
+        expected: How many occurrences the caller expected.
+        found: How many there are.
+        lines: The 1-based line number where each occurrence starts.
+    """
+
+    code = "match_count"
+
+    def __init__(self, *, path: str, expected: int, found: int, lines: tuple[int, ...] = ()) -> None:
+        self.expected = expected
+        self.found = found
+        self.lines = lines
+        where = f" (at lines {', '.join(map(str, lines))})" if lines else ""
+        super().__init__(f"expected {expected} occurrence(s) in {path} but found {found}{where}", path=path)
 
 
 class ToolTimeoutError(AgentToolsError, TimeoutError):

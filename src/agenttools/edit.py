@@ -1,0 +1,125 @@
+"""The edit family: literal text replacement that changes only the edited spans.
+
+The replacement is literal (no regex, no ``$`` patterns). The file keeps its encoding, BOM, line endings, final
+newline, tabs and mode: in a CRLF file, a ``\\n`` in ``old``/``new`` stands for the file's ``\\r\\n``.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import attrs
+
+from agenttools._text import TextFormat, atomic_write, decode, encode
+from agenttools.errors import (
+    AlreadyExistsError,
+    IsDirectoryError,
+    MatchCountError,
+    NoMatchError,
+    NotFoundError,
+    SpecialFileError,
+)
+from agenttools.workspace import Workspace, _file_kind
+
+__all__ = ["EditResult", "count_occurrences", "replace_text"]
+
+
+@attrs.frozen(kw_only=True)
+class EditResult:
+    """What :func:`replace_text` did."""
+
+    path: Path
+    """The real path edited or created."""
+    occurrences: int
+    """How many occurrences were replaced (0 when the file was created)."""
+    created: bool
+    """Whether the file was created (an empty ``old`` on a missing file)."""
+    lines: tuple[int, ...]
+    """1-based line numbers where the replaced occurrences started, in the original file."""
+    format: TextFormat
+    """Encoding, BOM and newline style the file was written in."""
+
+
+def count_occurrences(text: str, needle: str) -> int:
+    """Non-overlapping occurrences, left to right; an empty needle occurs 0 times."""
+    return text.count(needle) if needle else 0
+
+
+def _start_lines(text: str, needle: str) -> tuple[int, ...]:
+    lines = []
+    start = text.find(needle)
+    while start != -1 and needle:
+        lines.append(text.count("\n", 0, start) + 1)
+        start = text.find(needle, start + len(needle))
+    return tuple(lines)
+
+
+def _as_crlf(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\n", "\r\n")
+
+
+def replace_text(
+    ws: Workspace,
+    path: str | os.PathLike[str],
+    old: str,
+    new: str,
+    *,
+    expected: int | None = 1,
+    create: bool = True,
+) -> EditResult:
+    """Replace every occurrence of ``old`` with ``new`` in a file, checking how many there are first.
+
+    Args:
+        ws: The workspace the path must stay inside.
+        path: The file.
+        old: The exact text to replace. Empty means "create the file with ``new``" (when ``create``).
+        new: The replacement, inserted literally.
+        expected: The number of occurrences required; None accepts any number above zero.
+        create: Allow an empty ``old`` to create a missing file (parent directories included).
+
+    Raises:
+        NotFoundError: The file is missing and ``old`` is not empty.
+        AlreadyExistsError: ``old`` is empty and the file exists.
+        NoMatchError: ``old`` does not occur.
+        MatchCountError: ``old`` occurs a different number of times than ``expected``.
+        IsDirectoryError, SpecialFileError, EncodingError, OutsideWorkspaceError, DeniedPathError: As for reads
+            and writes. The file is unchanged whenever anything is raised.
+    """
+    real = ws.resolve(path)
+    text_path = str(real)
+    try:
+        st = os.stat(real)
+    except FileNotFoundError:
+        st = None
+    if st is None:
+        if old == "" and create:
+            fmt = TextFormat(encoding="utf-8")
+            os.makedirs(real.parent, exist_ok=True)
+            atomic_write(text_path, encode(new, fmt, path=text_path))
+            return EditResult(path=real, occurrences=0, created=True, lines=(), format=fmt)
+        raise NotFoundError(path=text_path)
+    if stat.S_ISDIR(st.st_mode):
+        raise IsDirectoryError(path=text_path)
+    special = _file_kind(st.st_mode)
+    if special is not None:
+        raise SpecialFileError(path=text_path, kind=special)
+    if old == "":
+        raise AlreadyExistsError(path=text_path)
+    with open(real, "rb") as handle:
+        text, fmt = decode(handle.read(), path=text_path)
+    needle, replacement = old, new
+    if "\r\n" in text and "\r" not in old and "\n" in old:
+        crlf = _as_crlf(old)
+        if count_occurrences(text, crlf) or not count_occurrences(text, old):
+            needle = crlf
+            replacement = new if "\r" in new else _as_crlf(new)
+    found = count_occurrences(text, needle)
+    if found == 0:
+        raise NoMatchError(path=text_path)
+    if expected is not None and found != expected:
+        raise MatchCountError(path=text_path, expected=expected, found=found, lines=_start_lines(text, needle))
+    lines = _start_lines(text, needle)
+    atomic_write(text_path, encode(text.replace(needle, replacement), fmt, path=text_path))
+    return EditResult(path=real, occurrences=found, created=False, lines=lines, format=fmt)

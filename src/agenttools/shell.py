@@ -1,0 +1,232 @@
+"""The shell family: run ``bash -c`` in its own process group, with bounded output and a timeout that kills the group.
+
+stdin is ``/dev/null``; the environment is the caller's plus ``GIT_TERMINAL_PROMPT=0``, ``PAGER=cat`` and
+``GIT_PAGER=cat`` so nothing waits for a human. Output is collected until bash exits (what background children
+print later is not waited for), each stream capped in memory with the middle elided.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import selectors
+import signal
+import subprocess
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+import attrs
+
+__all__ = ["DEFAULT_MAX_OUTPUT", "DEFAULT_TIMEOUT", "ShellResult", "run_shell", "strip_ansi"]
+
+DEFAULT_TIMEOUT = 600.0
+"""Seconds before a command's process group is killed."""
+DEFAULT_MAX_OUTPUT = 16 * 1024 * 1024
+"""Bytes kept per stream; beyond it the middle is replaced by a marker."""
+_KILL_GRACE = 0.2
+_DRAIN_AFTER_EXIT = 0.05
+_ANSI = re.compile(
+    r"[\u001B\u009B][\[\]()#;?]*(?:(?:(?:(?:;[-a-zA-Z\d/#&.:=?%@~_]+)*|[a-zA-Z\d]+(?:;[-a-zA-Z\d/#&.:=?%@~_]*)*)?"
+    r"\u0007)|(?:(?:\d{1,4}(?:;\d{0,4})*)?[\dA-PR-TZcf-nq-uy=><~]))"
+)
+
+
+def strip_ansi(text: str) -> str:
+    """Remove ANSI escape sequences (colours, cursor moves), as the npm ``strip-ansi`` package does."""
+    return _ANSI.sub("", text)
+
+
+@attrs.frozen(kw_only=True)
+class ShellResult:
+    """What a command did. A non-zero exit is a result, not an error."""
+
+    command: str
+    """The command as given."""
+    cwd: Path
+    """The directory it ran in."""
+    stdout: str
+    """Standard output (ANSI codes removed), capped."""
+    stderr: str
+    """Standard error (ANSI codes removed), capped."""
+    exit_code: int | None
+    """bash's exit status; None when it was killed by a signal."""
+    signal: int | None
+    """The signal number that killed bash, or None."""
+    pgid: int | None
+    """The process group bash led (its pid), or None if it never started."""
+    background_pids: tuple[int, ...] = ()
+    """Members of the group still alive when bash exited (``cmd &`` children)."""
+    timed_out: bool = False
+    """Whether the timeout killed the process group."""
+    stdout_truncated: bool = False
+    """Whether the middle of stdout was elided."""
+    stderr_truncated: bool = False
+    """Whether the middle of stderr was elided."""
+    error: str | None = None
+    """Why the command could not run (bash missing, ...), or None."""
+    duration: float = 0.0
+    """Wall-clock seconds."""
+
+    @property
+    def signal_name(self) -> str | None:
+        """``SIGTERM`` style name of :attr:`signal`."""
+        if self.signal is None:
+            return None
+        try:
+            return signal.Signals(self.signal).name
+        except ValueError:
+            return str(self.signal)
+
+
+class _Capped:
+    """Keeps the first and last ``limit // 2`` bytes of a stream."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = max(limit, 2)
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.dropped = 0
+
+    def add(self, data: bytes) -> None:
+        half = self.limit // 2
+        room = half - len(self.head)
+        if room > 0:
+            self.head += data[:room]
+            data = data[room:]
+        if data:
+            self.tail += data
+            if len(self.tail) > self.limit - half:
+                cut = len(self.tail) - (self.limit - half)
+                del self.tail[:cut]
+                self.dropped += cut
+
+    def text(self) -> tuple[str, bool]:
+        head = self.head.decode("utf-8", errors="replace")
+        tail = self.tail.decode("utf-8", errors="replace")
+        if not self.dropped:
+            return strip_ansi(head + tail), False
+        return strip_ansi(f"{head}\n[... {self.dropped} bytes of output omitted ...]\n{tail}"), True
+
+
+def _group_members(pgid: int) -> list[int]:
+    """Live processes of a process group (Linux: /proc; elsewhere: ps)."""
+    pids: list[int] = []
+    if os.path.isdir("/proc/self"):
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                with open(f"/proc/{entry}/stat", "rb") as handle:
+                    fields = handle.read().rsplit(b")", 1)[1].split()
+                if int(fields[2]) == pgid and fields[0] != b"Z":
+                    pids.append(int(entry))
+        return sorted(pids)
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        out = subprocess.run(["ps", "-A", "-o", "pid=,pgid=,stat="], capture_output=True, text=True, timeout=5,
+                             stdin=subprocess.DEVNULL, check=False).stdout
+        for line in out.splitlines():
+            parts = line.split()
+            if len(parts) >= 3 and int(parts[1]) == pgid and not parts[2].startswith("Z"):
+                pids.append(int(parts[0]))
+    return sorted(pids)
+
+
+def kill_group(pgid: int, *, grace: float = _KILL_GRACE) -> None:
+    """SIGTERM the whole process group, then SIGKILL whatever is left after ``grace`` seconds."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline and _group_members(pgid):
+        time.sleep(0.02)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+def _pump(proc: subprocess.Popen[bytes], out: _Capped, err: _Capped, deadline: float) -> bool:
+    """Read both pipes until bash exits (or the deadline passes); return whether it timed out."""
+    selector = selectors.DefaultSelector()
+    assert proc.stdout is not None  # noqa: S101 - PIPE
+    assert proc.stderr is not None  # noqa: S101 - PIPE
+    for stream, sink in ((proc.stdout, out), (proc.stderr, err)):
+        os.set_blocking(stream.fileno(), False)
+        selector.register(stream, selectors.EVENT_READ, sink)
+    timed_out = False
+    exited_at: float | None = None
+    try:
+        while selector.get_map():
+            now = time.monotonic()
+            if exited_at is None and proc.poll() is not None:
+                exited_at = now
+            if exited_at is not None and now - exited_at > _DRAIN_AFTER_EXIT:
+                break
+            if exited_at is None and now >= deadline:
+                timed_out = True
+                break
+            for key, _ in selector.select(timeout=0.02):
+                try:
+                    data = os.read(key.fd, 65536)
+                except BlockingIOError:
+                    continue
+                if data:
+                    key.data.add(data)
+                else:
+                    selector.unregister(key.fileobj)
+    finally:
+        selector.close()
+    return timed_out
+
+
+def run_shell(
+    command: str,
+    *,
+    cwd: str | os.PathLike[str],
+    timeout: float | None = DEFAULT_TIMEOUT,
+    max_output: int = DEFAULT_MAX_OUTPUT,
+    env: Mapping[str, str] | None = None,
+    shell: str = "bash",
+) -> ShellResult:
+    """Run ``shell -c command`` as the leader of a new process group and collect what it did.
+
+    Args:
+        command: The command line.
+        cwd: Directory to run in (already checked by the caller's Workspace).
+        timeout: Seconds before the whole group is killed (SIGTERM, then SIGKILL); None waits forever.
+        max_output: Bytes kept per stream.
+        env: Environment (default: this process's), to which the non-interactive variables are added.
+        shell: The shell executable.
+    """
+    started = time.monotonic()
+    environment = {**(os.environ if env is None else env), "GIT_TERMINAL_PROMPT": "0", "PAGER": "cat",
+                   "GIT_PAGER": "cat"}
+    where = Path(cwd)
+    try:
+        proc = subprocess.Popen([shell, "-c", command], cwd=cwd, env=environment, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    except OSError as exc:
+        return ShellResult(command=command, cwd=where, stdout="", stderr="", exit_code=None, signal=None, pgid=None,
+                           error=f"{type(exc).__name__}: {exc}", duration=time.monotonic() - started)
+    out, err = _Capped(max_output), _Capped(max_output)
+    deadline = float("inf") if timeout is None else started + timeout
+    try:
+        timed_out = _pump(proc, out, err, deadline)
+        background: list[int] = []
+        if timed_out:
+            kill_group(proc.pid)
+        else:
+            proc.wait()
+            background = [pid for pid in _group_members(proc.pid) if pid != proc.pid]
+        code = proc.wait()
+    finally:
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
+    stdout, stdout_cut = out.text()
+    stderr, stderr_cut = err.text()
+    return ShellResult(
+        command=command, cwd=where, stdout=stdout, stderr=stderr,
+        exit_code=code if code >= 0 else None, signal=-code if code < 0 else None, pgid=proc.pid,
+        background_pids=tuple(background), timed_out=timed_out, stdout_truncated=stdout_cut,
+        stderr_truncated=stderr_cut, duration=time.monotonic() - started,
+    )

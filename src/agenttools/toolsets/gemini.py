@@ -1,0 +1,191 @@
+"""The ``gemini`` toolset: Gemini CLI v0.1.13's seven core tools, with upstream's names, schemas and texts.
+
+``agenttools.toolset("gemini", root="/abs/project")``. Deviations from upstream are listed in
+docs/toolsets/gemini.md; the exact texts are in ../shared/contracts/gemini.md.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from agenttools.errors import ArgumentsError, ConfigError
+from agenttools.registry import Registry, Tool
+from agenttools.shell import DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT
+from agenttools.toolsets import _gemini_impl as impl
+from agenttools.workspace import Workspace
+
+__all__ = ["DESCRIPTIONS", "PARAMETERS", "build"]
+
+DESCRIPTIONS: dict[str, str] = {
+    "list_directory": "Lists the names of files and subdirectories directly within a specified directory path. Can "
+    "optionally ignore entries matching provided glob patterns.",
+    "read_file": "Reads and returns the content of a specified file from the local filesystem. Handles text, images "
+    "(PNG, JPG, GIF, WEBP, SVG, BMP), and PDF files. For text files, it can read specific line ranges.",
+    "write_file": "Writes content to a specified file in the local filesystem.\n\n      The user has the ability to "
+    "modify `content`. If modified, this will be stated in the response.",
+    "replace": """Replaces text within a file. By default, replaces a single occurrence, but can replace multiple \
+occurrences when `expected_replacements` is specified. This tool requires providing significant context around the \
+change to ensure precise targeting. Always use the read_file tool to examine the file's current content before \
+attempting a text replacement.
+
+      The user has the ability to modify the `new_string` content. If modified, this will be stated in the response.
+
+Expectation for required parameters:
+1. `file_path` MUST be an absolute path; otherwise an error will be thrown.
+2. `old_string` MUST be the exact literal text to replace (including all whitespace, indentation, newlines, and \
+surrounding code etc.).
+3. `new_string` MUST be the exact literal text to replace `old_string` with (also including all whitespace, \
+indentation, newlines, and surrounding code etc.). Ensure the resulting code is correct and idiomatic.
+4. NEVER escape `old_string` or `new_string`, that would break the exact literal text requirement.
+**Important:** If ANY of the above are not satisfied, the tool will fail. CRITICAL for `old_string`: Must uniquely \
+identify the single instance to change. Include at least 3 lines of context BEFORE and AFTER the target text, \
+matching whitespace and indentation precisely. If this string matches multiple locations, or does not match \
+exactly, the tool will fail.
+**Multiple replacements:** Set `expected_replacements` to the number of occurrences you want to replace. The tool \
+will replace ALL occurrences that match `old_string` exactly. Ensure the number of replacements matches your \
+expectation.""",
+    "search_file_content": "Searches for a regular expression pattern within the content of files in a specified "
+    "directory (or current working directory). Can filter files by a glob pattern. Returns the lines containing "
+    "matches, along with their file paths and line numbers.",
+    "glob": "Efficiently finds files matching specific glob patterns (e.g., `src/**/*.ts`, `**/*.md`), returning "
+    "absolute paths sorted by modification time (newest first). Ideal for quickly locating files based on their "
+    "name or path structure, especially in large codebases.",
+    "run_shell_command": """This tool executes a given shell command as `bash -c <command>`. Command can start \
+background processes using `&`. Command is executed as a subprocess that leads its own process group. Command \
+process group can be terminated as `kill -- -PGID` or signaled as `kill -s SIGNAL -- -PGID`.
+
+The following information is returned:
+
+Command: Executed command.
+Directory: Directory (relative to project root) where command was executed, or `(root)`.
+Stdout: Output on stdout stream. Can be `(empty)` or partial on error and for any unwaited background processes.
+Stderr: Output on stderr stream. Can be `(empty)` or partial on error and for any unwaited background processes.
+Error: Error or `(none)` if no error was reported for the subprocess.
+Exit Code: Exit code or `(none)` if terminated by signal.
+Signal: Signal number or `(none)` if no signal was received.
+Background PIDs: List of background processes started or `(none)`.
+Process Group PGID: Process group started or `(none)`""",
+}
+
+
+def _obj(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    return {"type": "object", "properties": properties, "required": required}
+
+
+def _s(description: str, kind: str = "string", **extra: Any) -> dict[str, Any]:
+    return {"type": kind, "description": description, **extra}
+
+
+PARAMETERS: dict[str, dict[str, Any]] = {
+    "list_directory": _obj({
+        "path": _s("The absolute path to the directory to list (must be absolute, not relative)"),
+        "ignore": {"type": "array", "items": {"type": "string"}, "description": "List of glob patterns to ignore"},
+        "respect_git_ignore": _s("Optional: Whether to respect .gitignore patterns when listing files. Only "
+                                 "available in git repositories. Defaults to true.", "boolean"),
+    }, ["path"]),
+    "read_file": _obj({
+        "absolute_path": _s("The absolute path to the file to read (e.g., '/home/user/project/file.txt'). "
+                            "Relative paths are not supported. You must provide an absolute path."),
+        "offset": _s("Optional: For text files, the 0-based line number to start reading from. Requires 'limit' "
+                     "to be set. Use for paginating through large files.", "number"),
+        "limit": _s("Optional: For text files, maximum number of lines to read. Use with 'offset' to paginate "
+                    "through large files. If omitted, reads the entire file (if feasible, up to a default limit).",
+                    "number"),
+    }, ["absolute_path"]),
+    "write_file": _obj({
+        "file_path": _s("The absolute path to the file to write to (e.g., '/home/user/project/file.txt'). "
+                        "Relative paths are not supported."),
+        "content": _s("The content to write to the file."),
+    }, ["file_path", "content"]),
+    "replace": _obj({
+        "file_path": _s("The absolute path to the file to modify. Must start with '/'."),
+        "old_string": _s("The exact literal text to replace, preferably unescaped. For single replacements "
+                         "(default), include at least 3 lines of context BEFORE and AFTER the target text, matching "
+                         "whitespace and indentation precisely. For multiple replacements, specify "
+                         "expected_replacements parameter. If this string is not the exact literal text (i.e. you "
+                         "escaped it) or does not match exactly, the tool will fail."),
+        "new_string": _s("The exact literal text to replace `old_string` with, preferably unescaped. Provide the "
+                         "EXACT text. Ensure the resulting code is correct and idiomatic."),
+        "expected_replacements": _s("Number of replacements expected. Defaults to 1 if not specified. Use when "
+                                    "you want to replace multiple occurrences.", "number", minimum=1),
+    }, ["file_path", "old_string", "new_string"]),
+    "search_file_content": _obj({
+        "pattern": _s("The regular expression (regex) pattern to search for within file contents (e.g., "
+                      "'function\\s+myFunction', 'import\\s+\\{.*\\}\\s+from\\s+.*')."),
+        "path": _s("Optional: The absolute path to the directory to search within. If omitted, searches the "
+                   "current working directory."),
+        "include": _s("Optional: A glob pattern to filter which files are searched (e.g., '*.js', '*.{ts,tsx}', "
+                      "'src/**'). If omitted, searches all files (respecting potential global ignores)."),
+    }, ["pattern"]),
+    "glob": _obj({
+        "pattern": _s("The glob pattern to match against (e.g., '**/*.py', 'docs/*.md')."),
+        "path": _s("Optional: The absolute path to the directory to search within. If omitted, searches the root "
+                   "directory."),
+        "case_sensitive": _s("Optional: Whether the search should be case-sensitive. Defaults to false.",
+                             "boolean"),
+        "respect_git_ignore": _s("Optional: Whether to respect .gitignore patterns when finding files. Only "
+                                 "available in git repositories. Defaults to true.", "boolean"),
+    }, ["pattern"]),
+    "run_shell_command": _obj({
+        "command": _s("Exact bash command to execute as `bash -c <command>`"),
+        "description": _s("Brief description of the command for the user. Be specific and concise. Ideally a "
+                          "single sentence. Can be up to 3 sentences for clarity. No line breaks."),
+        "directory": _s("(OPTIONAL) Directory to run the command in, if not the project root directory. Must be "
+                        "relative to the project root directory and must already exist."),
+    }, ["command"]),
+}
+
+_HINTS: dict[str, dict[str, Any]] = {
+    "list_directory": {"title": "ReadFolder", "read_only": True, "idempotent": True, "open_world": False},
+    "read_file": {"title": "ReadFile", "read_only": True, "idempotent": True, "open_world": False},
+    "write_file": {"title": "WriteFile", "destructive": True, "idempotent": True, "open_world": False},
+    "replace": {"title": "Edit", "destructive": True, "open_world": False},
+    "search_file_content": {"title": "SearchText", "read_only": True, "idempotent": True, "open_world": False},
+    "glob": {"title": "FindFiles", "read_only": True, "idempotent": True, "open_world": False},
+    "run_shell_command": {"title": "Shell", "destructive": True, "open_world": True},
+}
+
+
+def render_error(tool: str, error: BaseException) -> str:
+    """Word errors as Gemini CLI does: validation as ``Error: Invalid parameters provided. Reason: ...``."""
+    if isinstance(error, impl.Rejected | impl.Failure):
+        return error.message
+    if isinstance(error, ArgumentsError):
+        issue = error.issues[0]
+        reason = issue.message if issue.keyword == "json" else issue.ajv_text()
+        if tool == "run_shell_command":
+            return impl.rejected_text(None, reason)
+        return f"Error: Invalid parameters provided. Reason: {reason}"
+    if isinstance(error, impl.Invalid):
+        return f"Error: Invalid parameters provided. Reason: {error.message}"
+    return f"Error: {error}"
+
+
+def build(
+    root: str | os.PathLike[str] | None = None,
+    *,
+    shell_timeout: float | None = DEFAULT_TIMEOUT,
+    max_output: int = DEFAULT_MAX_OUTPUT,
+) -> Registry:
+    """Build the gemini toolset.
+
+    Args:
+        root: The project directory; every path must stay inside it (required).
+        shell_timeout: Seconds before ``run_shell_command`` kills the command's process group (None: never).
+        max_output: Bytes of stdout and of stderr kept per command (the middle is elided beyond it).
+
+    Raises:
+        ConfigError: ``root`` is missing or not a directory.
+    """
+    if root is None:
+        raise ConfigError("the gemini toolset needs root=<the project directory>")
+    state = impl.State(workspace=Workspace(root), shell_timeout=shell_timeout, max_output=max_output)
+    tools = []
+    for name, handler in impl.HANDLERS.items():
+        tools.append(Tool.from_schema(
+            name=name, description=DESCRIPTIONS[name], parameters=PARAMETERS[name],
+            handler=lambda args, h=handler: h(state, args),  # type: ignore[misc]
+            render_error=render_error, validate=name != "run_shell_command", **_HINTS[name],
+        ))
+    return Registry(tools, render_error=render_error)
