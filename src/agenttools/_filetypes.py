@@ -52,6 +52,12 @@ def _looks_binary(head: bytes) -> bool:
     control = sum(1 for b in head if b < 9 or 14 <= b < 32)
     if control / len(head) > 0.3:
         return True
+    try:
+        head.decode("utf-8")
+        return False  # valid UTF-8 is text, whatever magic bytes it starts with ("BM is a band")
+    except UnicodeDecodeError as exc:
+        if exc.start >= len(head) - 3:
+            return False  # a multi-byte character cut by the sample boundary
     import filetype
 
     kind = filetype.guess(head)

@@ -53,18 +53,19 @@ def detect_bom(head: bytes) -> tuple[bytes, str] | None:
 
 
 def _fallback_encoding(sample: bytes, path: str) -> str:
+    """charset-normalizer's guess, preferring Western cp1252 among near-equal guesses (its scores are noisy)."""
     from charset_normalizer import from_bytes
 
-    best: tuple[tuple[float, float, int, int], str] | None = None
-    for index, match in enumerate(from_bytes(sample)):
-        western = 0 if "cp1252" in (match.encoding, *match.could_be_from_charset) else 1
-        key = (round(match.chaos, 3), -round(match.coherence, 3), western, index)
-        name = "cp1252" if western == 0 else match.encoding
-        if best is None or key < best[0]:
-            best = (key, name)
-    if best is None or best[0][0] > 0.2:
+    matches = [m for m in from_bytes(sample) if m.chaos <= 0.2]
+    if not matches:
         raise EncodingError(f"cannot decode {path}: not UTF-8 and no legacy encoding fits", path=path)
-    return best[1]
+    least_chaos = min(m.chaos for m in matches)
+    most_coherent = max(m.coherence for m in matches)
+    close = [m for m in matches if m.chaos <= least_chaos + 0.01 and m.coherence >= most_coherent - 0.1]
+    for match in close:
+        if "cp1252" in (match.encoding, *match.could_be_from_charset):
+            return "cp1252"
+    return min(close, key=lambda m: (m.chaos, -m.coherence)).encoding
 
 
 def decode(raw: bytes, *, path: str = "<bytes>") -> tuple[str, TextFormat]:

@@ -1,0 +1,164 @@
+"""files family: decoding without loss, streamed ranges, classification, byte-faithful atomic writes."""
+
+from __future__ import annotations
+
+import codecs
+import os
+import stat
+
+import pytest
+
+from agenttools import EncodingError, FileTooLargeError, IsDirectoryError, OutsideWorkspaceError, Workspace
+from agenttools.files import list_dir, read_file, write_file
+
+
+@pytest.fixture
+def ws(tmp_path) -> Workspace:
+    return Workspace(tmp_path)
+
+
+def test_text_lines_split_on_newline_only(ws, tmp_path):
+    (tmp_path / "t.txt").write_bytes("a\x0cb\r\nc\u2028d\n".encode())
+    result = read_file(ws, "t.txt")
+    assert result.kind == "text"
+    assert result.lines == ("a\x0cb\r", "c\u2028d", "")
+    assert result.total_lines == 3
+    assert result.format.encoding == "utf-8"
+
+
+def test_range_is_streamed_and_counted(ws, tmp_path):
+    (tmp_path / "big.txt").write_text("".join(f"line {i}\n" for i in range(100_000)))
+    result = read_file(ws, "big.txt", offset=50_000, limit=3)
+    assert result.lines == ("line 50000", "line 50001", "line 50002")
+    assert (result.start_line, result.end_line, result.total_lines) == (50_000, 50_003, 100_001)
+
+
+def test_long_lines_are_cut(ws, tmp_path):
+    (tmp_path / "long.txt").write_text("x" * 5000 + "\nshort\n")
+    result = read_file(ws, "long.txt", max_line_chars=10)
+    assert result.lines == ("x" * 10, "short", "")
+    assert result.cut_lines == (0,)
+
+
+@pytest.mark.parametrize(
+    ("raw", "encoding", "bom", "text"),
+    [
+        (codecs.BOM_UTF8 + b"with bom\n", "utf-8", codecs.BOM_UTF8, "with bom"),
+        ("hello utf-16\n".encode("utf-16"), "utf-16-le", codecs.BOM_UTF16_LE, "hello utf-16"),
+        ("caf\xe9 na\xefve\n".encode("latin-1") * 5, "cp1252", b"", "caf\xe9 na\xefve"),
+        ("h\u00e9llo w\u00f6rld\n".encode(), "utf-8", b"", "h\u00e9llo w\u00f6rld"),
+    ],
+)
+def test_encodings(ws, tmp_path, raw, encoding, bom, text):
+    (tmp_path / "e.txt").write_bytes(raw)
+    result = read_file(ws, "e.txt")
+    assert result.lines[0] == text
+    assert result.format.encoding == encoding
+    assert result.format.bom == bom
+
+
+@pytest.mark.parametrize(
+    ("name", "raw", "kind", "mime"),
+    [
+        ("image.png", b"\x89PNG\r\n\x1a\n" + bytes(100), "image", "image/png"),
+        ("doc.pdf", b"%PDF-1.4\n", "pdf", "application/pdf"),
+        ("a.svg", b"<svg/>", "svg", "image/svg+xml"),
+        ("song.mp3", b"ID3", "audio", "audio/mpeg"),
+        ("program.bin", b"text but .bin", "binary", None),
+        ("data", b"ab\x00cd", "binary", None),
+        ("elf", b"\x7fELF" + bytes(range(1, 9)) * 50, "binary", None),
+        ("BM_not_an_image.txt", b"BM is a band\n", "text", None),
+        ("code.ts", b"\x00 still text by extension", "text", None),
+        ("empty.txt", b"", "text", None),
+    ],
+)
+def test_classification(ws, tmp_path, name, raw, kind, mime):
+    (tmp_path / name).write_bytes(raw)
+    result = read_file(ws, name)
+    assert (result.kind, result.mime_type) == (kind, mime)
+    if kind in ("image", "pdf", "audio", "svg"):
+        assert result.data == raw
+
+
+def test_size_limit(ws, tmp_path):
+    (tmp_path / "big.bin").write_bytes(b"x" * 2048)
+    with pytest.raises(FileTooLargeError):
+        read_file(ws, "big.bin", max_size=1024)
+
+
+def test_undecodable_text_is_refused(ws, tmp_path):
+    (tmp_path / "bad.txt").write_bytes(codecs.BOM_UTF8 + b"\xff\xfe\xfa broken")
+    with pytest.raises(EncodingError):
+        read_file(ws, "bad.txt")
+
+
+def test_list_dir(ws, tmp_path):
+    (tmp_path / "d").mkdir()
+    (tmp_path / "f.txt").write_text("x")
+    (tmp_path / ".hidden").write_text("x")
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    (tmp_path / "dlink").symlink_to(tmp_path / "d")
+    listing = list_dir(ws, ".")
+    names = {e.name: e for e in listing.entries}
+    assert set(names) == {"d", "f.txt", ".hidden", "dlink"}
+    assert listing.total == 5
+    assert names["dlink"].is_dir and names["dlink"].is_symlink
+    assert not names["f.txt"].is_dir
+
+
+# --- writes ----------------------------------------------------------------------------------------------------
+
+def test_write_creates_parents_and_reports(ws, tmp_path):
+    result = write_file(ws, "a/b/c.txt", "hi\n")
+    assert result.created
+    assert (tmp_path / "a" / "b" / "c.txt").read_bytes() == b"hi\n"
+    again = write_file(ws, "a/b/c.txt", "bye\n")
+    assert not again.created
+    assert (tmp_path / "a" / "b" / "c.txt").read_bytes() == b"bye\n"
+
+
+def test_overwrite_keeps_mode_bom_encoding_and_crlf(ws, tmp_path):
+    target = tmp_path / "win.txt"
+    target.write_bytes(codecs.BOM_UTF8 + b"one\r\ntwo\r\n")
+    os.chmod(target, 0o755)
+    write_file(ws, "win.txt", "uno\ndos\n")
+    assert target.read_bytes() == codecs.BOM_UTF8 + b"uno\r\ndos\r\n"
+    assert stat.S_IMODE(os.stat(target).st_mode) == 0o755
+    legacy = tmp_path / "latin.txt"
+    legacy.write_bytes("caf\xe9\n".encode("cp1252") * 4)
+    write_file(ws, "latin.txt", "na\xefve\n")
+    assert legacy.read_bytes() == "na\xefve\n".encode("cp1252")
+
+
+def test_overwrite_refuses_characters_the_encoding_cannot_hold(ws, tmp_path):
+    legacy = tmp_path / "latin.txt"
+    original = "caf\xe9\n".encode("cp1252") * 4
+    legacy.write_bytes(original)
+    with pytest.raises(EncodingError, match="cannot be encoded as cp1252"):
+        write_file(ws, "latin.txt", "\u4e2d\u6587\n")
+    assert legacy.read_bytes() == original
+
+
+def test_write_through_symlink_keeps_the_link(ws, tmp_path):
+    (tmp_path / "real.txt").write_text("old")
+    (tmp_path / "link.txt").symlink_to(tmp_path / "real.txt")
+    write_file(ws, "link.txt", "new")
+    assert (tmp_path / "link.txt").is_symlink()
+    assert (tmp_path / "real.txt").read_text() == "new"
+
+
+def test_write_refuses_directories_and_escapes(ws, tmp_path, tmp_path_factory):
+    (tmp_path / "d").mkdir()
+    with pytest.raises(IsDirectoryError):
+        write_file(ws, "d", "x")
+    outside = tmp_path_factory.mktemp("outside")
+    (tmp_path / "out").symlink_to(outside, target_is_directory=True)
+    with pytest.raises(OutsideWorkspaceError):
+        write_file(ws, "out/evil.txt", "x")
+    assert not (outside / "evil.txt").exists()
+
+
+def test_no_temp_files_left_behind(ws, tmp_path):
+    write_file(ws, "x.txt", "1")
+    write_file(ws, "x.txt", "2")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.txt"]

@@ -1,0 +1,215 @@
+"""search family: gitignore semantics like git, glob, grep; ripgrep and Python backends agree exactly."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agenttools import PatternError, ToolTimeoutError, Workspace
+from agenttools._ignore import IgnoreRules, walk_files
+from agenttools._rg import _rebase, find_rg
+from agenttools.search import glob_files, grep
+
+CORPUS_SCRIPT = Path(__file__).resolve().parents[2] / "shared" / "bench" / "make_corpus.py"
+
+
+@pytest.fixture(scope="session")
+def corpus(tmp_path_factory) -> Path:
+    dest = tmp_path_factory.mktemp("corpus")
+    subprocess.run([sys.executable, str(CORPUS_SCRIPT), str(dest), "--scale", "0.05"], check=True, timeout=300)
+    return dest
+
+
+def test_rg_binary_comes_from_the_ripgrep_wheel():
+    found = find_rg()
+    assert found is not None
+    assert Path(found).parent == Path(sys.executable).parent
+
+
+def test_walker_agrees_with_git_on_the_corpus(corpus):
+    tracked = set(subprocess.run(["git", "-C", str(corpus), "ls-files"], capture_output=True, text=True,
+                                 check=True).stdout.split())
+    links = {p for p in tracked if (corpus / p).is_symlink()}
+    walked = {rel for rel, _, _ in walk_files(str(corpus), rules=IgnoreRules(str(corpus)))}
+    assert walked == tracked - links
+
+
+QUERIES = [
+    ("PyErr_SetString", None, "."),
+    (r"def \w+_test", "*.py", "."),
+    ("caf", None, "odd"),
+    ("hello", None, "."),
+    ("return", "*.{c,h}", "alpha"),
+    ("with bom", None, "."),
+    ("keep", None, "."),
+    (r"\bimport\b", "alpha/**", "."),
+    ("^$", "*.md", "beta"),
+    ("var a59999", None, "odd"),
+    ("MALLOC", None, "gamma"),
+    ("x", None, "odd/link_dir"),
+    ("\\t", "*.txt", "."),
+]
+
+
+@pytest.mark.parametrize(("pattern", "include", "path"), QUERIES)
+def test_backends_agree_on_the_corpus(corpus, pattern, include, path):
+    ws = Workspace(corpus)
+    if path == "odd/link_dir":  # a symlinked directory as the search root resolves to its target
+        path = "beta"
+    rg = grep(ws, pattern, include=include, path=path, backend="rg")
+    py = grep(ws, pattern, include=include, path=path, backend="python")
+    assert rg.backend == "rg"
+    assert py.backend == "python"
+    assert [(m.rel, m.line_number, m.line) for m in rg.matches] == [(m.rel, m.line_number, m.line)
+                                                                    for m in py.matches]
+
+
+def test_grep_skips_binaries_and_reads_utf16(corpus):
+    ws = Workspace(corpus)
+    for backend in ("rg", "python"):
+        hits = grep(ws, "ELF|PNG|hello utf-16", path="odd", backend=backend)
+        # the corpus repeats "...".encode("utf-16"), so lines 2 and 3 start with a literal U+FEFF
+        assert [(m.rel, m.line) for m in hits.matches] == [("utf16.txt", "hello utf-16 world")] + [
+            ("utf16.txt", "\ufeffhello utf-16 world")] * 2
+
+
+def test_grep_never_follows_a_symlink_out_of_the_workspace(corpus):
+    ws = Workspace(corpus)
+    for backend in ("rg", "python"):
+        assert not any(m.rel.startswith("link_outside") for m in grep(ws, "root", path="odd",
+                                                                       backend=backend).matches)
+
+
+def test_lookaround_falls_back_to_python(tmp_path):
+    (tmp_path / "a.txt").write_text("foobar\nfoobaz\n")
+    result = grep(Workspace(tmp_path), "foo(?=baz)", backend="auto")
+    assert result.backend == "python"
+    assert [m.line_number for m in result.matches] == [2]
+
+
+def test_matches_stay_within_lines(tmp_path):
+    (tmp_path / "a.txt").write_text("foo\nbar\nfoo bar\n")
+    for backend in ("rg", "python"):
+        result = grep(Workspace(tmp_path), r"foo\s+bar", backend=backend)
+        assert [m.line_number for m in result.matches] == [3]
+
+
+def test_case_and_unicode(tmp_path):
+    (tmp_path / "a.txt").write_text("Straße\nSTRASSE\nÉcole\n")
+    for backend in ("rg", "python"):
+        assert [m.line for m in grep(Workspace(tmp_path), "école", backend=backend).matches] == ["École"]
+        assert grep(Workspace(tmp_path), "école", backend=backend, ignore_case=False).matches == ()
+
+
+def test_environment_variable_selects_the_backend(tmp_path, monkeypatch):
+    (tmp_path / "a.txt").write_text("x\n")
+    monkeypatch.setenv("AGENTTOOLS_SEARCH_BACKEND", "python")
+    assert grep(Workspace(tmp_path), "x").backend == "python"
+    monkeypatch.setenv("AGENTTOOLS_SEARCH_BACKEND", "rg")
+    assert grep(Workspace(tmp_path), "x").backend == "rg"
+
+
+def test_bad_patterns(tmp_path):
+    with pytest.raises(PatternError) as info:
+        grep(Workspace(tmp_path), "[[")
+    assert info.value.kind == "regex"
+    with pytest.raises(PatternError):
+        grep(Workspace(tmp_path), "x", include="[abc")
+    with pytest.raises(PatternError):
+        glob_files(Workspace(tmp_path), "{a,b")
+
+
+def test_max_matches_and_timeout(tmp_path):
+    (tmp_path / "a.txt").write_text("x\n" * 50)
+    result = grep(Workspace(tmp_path), "x", max_matches=5)
+    assert (len(result.matches), result.truncated) == (5, True)
+    (tmp_path / "slow.txt").write_text("a" * 30 + "!\n")
+    with pytest.raises(ToolTimeoutError):
+        grep(Workspace(tmp_path), "(a|aa)+$", backend="python", timeout=0.000001)
+
+
+# --- gitignore semantics ---------------------------------------------------------------------------------------
+
+@pytest.fixture
+def ignored_tree(tmp_path) -> Path:
+    files = {
+        ".gitignore": "*.log\n/build\ndocs/_out/\n!keep.log\nsecret*\n",
+        "a.log": "", "keep.log": "", "build/x.c": "", "src/build/y.c": "", "docs/_out/z.html": "",
+        "src/.gitignore": "*.tmp\n!important.tmp\n/local\n", "src/a.tmp": "", "src/important.tmp": "",
+        "src/local/l.txt": "", "src/deep/local/d.txt": "", "src/deep/b.tmp": "", "secret.txt": "",
+        "src/main.py": "", ".git/config": "",
+    }
+    for rel, text in files.items():
+        path = tmp_path / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    (tmp_path / ".git" / "info").mkdir()
+    (tmp_path / ".git" / "info" / "exclude").write_text("*.excluded\n")
+    (tmp_path / "x.excluded").write_text("")
+    return tmp_path
+
+
+def test_gitignore_semantics(ignored_tree):
+    walked = sorted(rel for rel, _, _ in walk_files(str(ignored_tree), rules=IgnoreRules(str(ignored_tree))))
+    assert walked == [".gitignore", "keep.log", "src/.gitignore", "src/build/y.c", "src/deep/local/d.txt",
+                      "src/important.tmp", "src/main.py"]
+
+
+def test_gitignore_matches_git_check_ignore(ignored_tree):
+    subprocess.run(["git", "init", "-q", str(ignored_tree)], check=True, capture_output=True)
+    listed = subprocess.run(["git", "-C", str(ignored_tree), "ls-files", "--others", "--exclude-standard"],
+                            capture_output=True, text=True, check=True).stdout.split()
+    walked = sorted(rel for rel, _, _ in walk_files(str(ignored_tree), rules=IgnoreRules(str(ignored_tree))))
+    assert walked == sorted(listed)
+
+
+def test_search_from_a_subdirectory_applies_ancestor_rules(ignored_tree):
+    ws = Workspace(ignored_tree)
+    for rel in ("src/deep/b.tmp", "src/deep/c.txt", "src/deep/secret.py"):
+        (ignored_tree / rel).write_text("needle\n")
+    for backend in ("rg", "python"):
+        result = grep(ws, "needle", path="src/deep", backend=backend)
+        assert [m.rel for m in result.matches] == ["c.txt"], backend
+
+
+@pytest.mark.parametrize(
+    ("line", "rel", "expected"),
+    [
+        ("*.log", "a/b", "*.log"),
+        ("/build", "a", None),
+        ("/a/build", "a", "/build"),
+        ("/a/b/", "a", "/b/"),
+        ("!/a/keep", "a", "!/keep"),
+        ("**/x/", "a", "**/x/"),
+        ("/a", "a", None),
+        ("# comment", "a", None),
+    ],
+)
+def test_rebase_rules(line, rel, expected):
+    assert _rebase(line, rel) == expected
+
+
+def test_glob(ignored_tree):
+    ws = Workspace(ignored_tree)
+    result = glob_files(ws, "**/*.tmp")
+    assert [m.rel for m in result.matches] == ["src/important.tmp"]
+    assert result.ignored_count == 2
+    assert [m.rel for m in glob_files(ws, "*.LOG").matches] == ["keep.log"]
+    assert glob_files(ws, "*.LOG", case_sensitive=True).matches == ()
+    everything = glob_files(ws, "**", respect_gitignore=False)
+    assert "build/x.c" in [m.rel for m in everything.matches]
+    assert not any(m.rel.startswith(".git/") for m in everything.matches)
+
+
+def test_searching_inside_an_ignored_directory_on_purpose(ignored_tree):
+    ws = Workspace(ignored_tree)
+    (ignored_tree / "build" / "x.c").write_text("int needle;\n")
+    assert [m.rel for m in glob_files(ws, "*.c", path="build").matches] == ["x.c"]
+    for backend in ("rg", "python"):
+        assert [m.rel for m in grep(ws, "needle", path="build", backend=backend).matches] == ["x.c"]
+
+
