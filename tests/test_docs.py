@@ -43,3 +43,18 @@ def test_quickstart_example_runs():
     readme_lines = len((ROOT / "README.md").read_bytes().splitlines())
     assert lines[-2] == str(readme_lines)
     assert '"strict": true' in proc.stdout
+
+
+def test_readme_main_command_runs_on_this_repository():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    line = next(line for line in text.splitlines() if "agenttools call --toolset gemini" in line)
+    command = line[line.index("agenttools call"):]
+    import shlex
+
+    argv = shlex.split(command)
+    script = Path(sys.executable).parent / "agenttools"
+    proc = subprocess.run([str(script), *argv[1:]], capture_output=True, text=True, cwd=ROOT, timeout=120,
+                          check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith('Found 1 match for pattern "^def toolset" in path "." (filter: "*.py"):\n---\n'
+                                  "File: src/agenttools/toolsets/__init__.py\nL")

@@ -384,3 +384,25 @@ def test_shell_background_and_timeout(project):
 def test_everything_through_json_strings(reg, project):
     out = reg.call("read_file", json.dumps({"absolute_path": f"{project}/a.txt"}))
     assert out.text == "hello\nworld\n"
+
+
+def test_hostile_inputs_never_traceback_or_escape(reg, project, tmp_path):
+    assert call(reg, "read_file", absolute_path=f"{project}/a\x00.txt").text == (
+        INVALID + f"path contains a NUL byte: '{project}/a\\x00.txt'")
+    assert call(reg, "write_file", file_path=f"{project}/x\x00", content="x").is_error
+    os.mknod(project / "null-device", 0o600 | 0o020000, os.makedev(1, 3))
+    out = call(reg, "read_file", absolute_path=f"{project}/null-device")
+    assert out.text == f"Error reading file {project}/null-device: {project}/null-device is a character device, not a regular file"
+    (tmp_path / "outside").mkdir()
+    (project / "escape").symlink_to(tmp_path / "outside", target_is_directory=True)
+    out = call(reg, "write_file", file_path=f"{project}/escape/pwned.txt", content="x")
+    assert out.text == INVALID + f"File path must be within the root directory ({project}): {project}/escape/pwned.txt"
+    assert not (tmp_path / "outside" / "pwned.txt").exists()
+    out = call(reg, "replace", file_path=f"{project}/escape/new.txt", old_string="", new_string="x")
+    assert out.is_error
+    assert not (tmp_path / "outside" / "new.txt").exists()
+    assert call(reg, "glob", pattern="{a,b").text.startswith("Error during glob search operation: invalid glob '{a,b'")
+    out = call(reg, "search_file_content", pattern="x", include="[abc")
+    assert out.text.startswith("Error during grep search operation: invalid glob '[abc'")
+    for text in (out.text, call(reg, "list_directory", path=f"{project}/escape").text):
+        assert "Traceback" not in text

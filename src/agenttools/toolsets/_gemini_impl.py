@@ -100,8 +100,10 @@ def _inside(state: State, path: str, message: str) -> str:
     """The real path of an absolute path argument, or Invalid(message) when it escapes the root."""
     try:
         return str(state.workspace.resolve(path))
-    except (OutsideWorkspaceError, PathError):
+    except OutsideWorkspaceError:
         raise Invalid(message) from None
+    except PathError as exc:  # a NUL byte or a symlink loop: say so rather than "outside the root"
+        raise Invalid(f"{exc}: {path!r}") from None
 
 
 # --- list_directory ------------------------------------------------------------------------------------------
