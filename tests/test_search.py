@@ -13,13 +13,19 @@ from agenttools._ignore import IgnoreRules, walk_files
 from agenttools._rg import _rebase, find_rg
 from agenttools.search import glob_files, grep
 
-CORPUS_SCRIPT = Path(__file__).resolve().parents[2] / "shared" / "bench" / "make_corpus.py"
+def _corpus_script() -> Path:
+    """The team's corpus generator: ../shared/bench/make_corpus.py beside the checkout (as in CI)."""
+    for parent in Path(__file__).resolve().parents:
+        candidate = parent / "shared" / "bench" / "make_corpus.py"
+        if candidate.is_file():
+            return candidate
+    raise FileNotFoundError("shared/bench/make_corpus.py not found beside the checkout")
 
 
 @pytest.fixture(scope="session")
 def corpus(tmp_path_factory) -> Path:
     dest = tmp_path_factory.mktemp("corpus")
-    subprocess.run([sys.executable, str(CORPUS_SCRIPT), str(dest), "--scale", "0.05"], check=True, timeout=300)
+    subprocess.run([sys.executable, str(_corpus_script()), str(dest), "--scale", "0.05"], check=True, timeout=300)
     return dest
 
 
