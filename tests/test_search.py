@@ -13,6 +13,7 @@ from agenttools._ignore import IgnoreRules, walk_files
 from agenttools._rg import _rebase, find_rg
 from agenttools.search import glob_files, grep
 
+
 def _corpus_script() -> Path:
     """The team's corpus generator: ../shared/bench/make_corpus.py beside the checkout (as in CI)."""
     for parent in Path(__file__).resolve().parents:
