@@ -406,3 +406,18 @@ def test_hostile_inputs_never_traceback_or_escape(reg, project, tmp_path):
     assert out.text.startswith("Error during grep search operation: invalid glob '[abc'")
     for text in (out.text, call(reg, "list_directory", path=f"{project}/escape").text):
         assert "Traceback" not in text
+
+
+def test_list_directory_in_a_subdirectory_of_the_repository(tmp_path):
+    repo = tmp_path / "repo"
+    (repo / "pkg" / "build").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / ".gitignore").write_text("build/\n*.tmp\n")
+    (repo / "pkg" / "a.tmp").write_text("")
+    (repo / "pkg" / "b.py").write_text("")
+    (repo / "pkg" / "build" / "out.o").write_text("")
+    reg = agenttools.toolset("gemini", root=str(repo / "pkg"))  # the root is below the repository's top
+    assert reg.call("list_directory", {"path": str(repo / "pkg")}).text == (
+        f"Directory listing for {repo}/pkg:\nb.py\n\n(2 items were git-ignored)")
+    assert reg.call("list_directory", {"path": str(repo / "pkg" / "build")}).text == (
+        f"Directory listing for {repo}/pkg/build:\n\n\n(1 items were git-ignored)")

@@ -12,7 +12,7 @@ import attrs
 
 from agenttools import edit, files, search, shell
 from agenttools._collate import locale_key
-from agenttools._ignore import IgnoreRules
+from agenttools._ignore import IgnoreRules, find_ignore_base
 from agenttools._output import ContentBlock, DataBlock, ImageBlock, ToolOutput
 from agenttools.errors import (
     AgentToolsError,
@@ -137,15 +137,16 @@ def list_directory(state: State, args: dict[str, Any]) -> str:
         return f"Directory {path} is empty."
     rules = None
     if args.get("respect_git_ignore", True) and in_git_repo(state.root):
-        rules = IgnoreRules(state.root)
-    rel_dir = os.path.relpath(real, state.root).replace(os.sep, "/")
+        rules = IgnoreRules(find_ignore_base(state.root))
+    rel_dir = os.path.relpath(real, rules.base if rules else state.root).replace(os.sep, "/")
     rel_dir = "" if rel_dir == "." else rel_dir
+    inside_ignored = rules is not None and rules.ancestors_ignored(rel_dir)
     kept, git_ignored = [], 0
     for entry in listing.entries:
         if _ignored_by_pattern(entry.name, list(args.get("ignore") or [])):
             continue
         rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
-        if rules is not None and (entry.name == ".git" or rules.ignored(rel, entry.is_dir)):
+        if rules is not None and (inside_ignored or entry.name == ".git" or rules.ignored(rel, entry.is_dir)):
             git_ignored += 1
             continue
         kept.append(entry)
