@@ -162,3 +162,20 @@ def test_no_temp_files_left_behind(ws, tmp_path):
     write_file(ws, "x.txt", "1")
     write_file(ws, "x.txt", "2")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x.txt"]
+
+
+def test_stat_path(ws, tmp_path):
+    from agenttools import NotFoundError
+    from agenttools.files import stat_path
+
+    (tmp_path / "f.txt").write_text("abc")
+    os.chmod(tmp_path / "f.txt", 0o640)
+    (tmp_path / "link").symlink_to(tmp_path / "f.txt")
+    os.mkfifo(tmp_path / "pipe")
+    info = stat_path(ws, "link")
+    assert (info.kind, info.size, info.mode, info.is_symlink) == ("file", 3, 0o640, True)
+    assert info.path == tmp_path / "f.txt"
+    assert stat_path(ws, ".").kind == "dir"
+    assert stat_path(ws, "pipe").kind == "fifo"
+    with pytest.raises(NotFoundError):
+        stat_path(ws, "missing")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from typing import Literal
 
 import attrs
 
@@ -17,7 +18,8 @@ from agenttools._text import _fallback_encoding as fallback_encoding
 from agenttools.errors import EncodingError, IsDirectoryError, SpecialFileError
 from agenttools.workspace import Workspace, _file_kind
 
-__all__ = ["DirEntry", "DirListing", "ReadResult", "WriteResult", "list_dir", "read_file", "write_file"]
+__all__ = ["DirEntry", "DirListing", "FileInfo", "ReadResult", "WriteResult", "list_dir", "read_file", "stat_path",
+           "write_file"]
 
 _SAMPLE = 1 << 20
 
@@ -38,6 +40,24 @@ class DirEntry:
     """Size in bytes (of the target, for symlinks)."""
     mtime: float
     """Modification time, seconds since the epoch."""
+
+
+@attrs.frozen(kw_only=True)
+class FileInfo:
+    """What :func:`stat_path` found."""
+
+    path: Path
+    """The real path (symlinks resolved)."""
+    kind: Literal["file", "dir", "fifo", "socket", "character device", "block device", "special file"]
+    """What the path is."""
+    size: int
+    """Size in bytes."""
+    mtime: float
+    """Modification time, seconds since the epoch."""
+    mode: int
+    """Permission bits (``0o644`` style)."""
+    is_symlink: bool
+    """Whether the path as given is a symbolic link."""
 
 
 @attrs.frozen(kw_only=True)
@@ -100,6 +120,19 @@ class WriteResult:
     """Bytes written."""
     format: TextFormat
     """The encoding, BOM and newline style the content was written in."""
+
+
+def stat_path(ws: Workspace, path: str | os.PathLike[str]) -> FileInfo:
+    """Describe an existing path (following symlinks) without opening it.
+
+    Raises:
+        NotFoundError, OutsideWorkspaceError, DeniedPathError, PathError: As :meth:`Workspace.resolve`.
+    """
+    real = ws.resolve(path, expect="exists")
+    st = os.stat(real)
+    kind = "dir" if stat.S_ISDIR(st.st_mode) else (_file_kind(st.st_mode) or "file")
+    return FileInfo(path=real, kind=kind, size=st.st_size, mtime=st.st_mtime,  # type: ignore[arg-type]
+                    mode=stat.S_IMODE(st.st_mode), is_symlink=os.path.islink(ws.absolute(path)))
 
 
 def list_dir(ws: Workspace, path: str | os.PathLike[str]) -> DirListing:

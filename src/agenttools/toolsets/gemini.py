@@ -7,15 +7,17 @@ docs/toolsets/gemini.md; the exact texts are in ../shared/contracts/gemini.md.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
 from agenttools.errors import ArgumentsError, ConfigError
 from agenttools.registry import Registry, Tool
 from agenttools.shell import DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT
-from agenttools.toolsets import _gemini_impl as impl
+from agenttools.toolsets import _gemini_common as impl
+from agenttools.toolsets import _gemini_exec, _gemini_files
 from agenttools.workspace import Workspace
 
-__all__ = ["DESCRIPTIONS", "PARAMETERS", "build"]
+__all__ = ["DESCRIPTIONS", "HANDLERS", "PARAMETERS", "build", "render_error"]
 
 DESCRIPTIONS: dict[str, str] = {
     "list_directory": "Lists the names of files and subdirectories directly within a specified directory path. Can "
@@ -147,6 +149,18 @@ _HINTS: dict[str, dict[str, Any]] = {
 }
 
 
+HANDLERS: dict[str, Callable[[impl.State, dict[str, Any]], Any]] = {
+    "list_directory": _gemini_files.list_directory,
+    "read_file": _gemini_files.read_file,
+    "write_file": _gemini_files.write_file,
+    "replace": _gemini_files.replace,
+    "search_file_content": _gemini_exec.search_file_content,
+    "glob": _gemini_exec.glob,
+    "run_shell_command": _gemini_exec.run_shell_command,
+}
+"""Each tool's handler, in upstream's order."""
+
+
 def render_error(tool: str, error: BaseException) -> str:
     """Word errors as Gemini CLI does: validation as ``Error: Invalid parameters provided. Reason: ...``."""
     if isinstance(error, impl.Rejected | impl.Failure):
@@ -155,7 +169,7 @@ def render_error(tool: str, error: BaseException) -> str:
         issue = error.issues[0]
         reason = issue.message if issue.keyword == "json" else issue.ajv_text()
         if tool == "run_shell_command":
-            return impl.rejected_text(None, reason)
+            return _gemini_exec.rejected_text(None, reason)
         return f"Error: Invalid parameters provided. Reason: {reason}"
     if isinstance(error, impl.Invalid):
         return f"Error: Invalid parameters provided. Reason: {error.message}"
@@ -182,7 +196,7 @@ def build(
         raise ConfigError("the gemini toolset needs root=<the project directory>")
     state = impl.State(workspace=Workspace(root), shell_timeout=shell_timeout, max_output=max_output)
     tools = []
-    for name, handler in impl.HANDLERS.items():
+    for name, handler in HANDLERS.items():
         tools.append(Tool.from_schema(
             name=name, description=DESCRIPTIONS[name], parameters=PARAMETERS[name],
             handler=lambda args, h=handler: h(state, args),  # type: ignore[misc]

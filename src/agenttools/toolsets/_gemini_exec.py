@@ -1,0 +1,175 @@
+"""The gemini toolset's search and shell handlers: search_file_content, glob, run_shell_command."""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+from agenttools import search, shell
+from agenttools._collate import locale_key
+from agenttools._output import ToolOutput
+from agenttools.errors import (
+    AgentToolsError,
+    OutsideWorkspaceError,
+    PatternError,
+)
+from agenttools.schema import validate
+from agenttools.toolsets._gemini_common import (
+    RECENT_SECONDS,
+    Failure,
+    Invalid,
+    Rejected,
+    State,
+    _inside,
+    _num,
+    in_git_repo,
+    node_error,
+)
+
+# --- search_file_content and glob ----------------------------------------------------------------------------
+
+def _js_regex_error(pattern: str, reason: str) -> str:
+    for python, js in (("unterminated character set", "Unterminated character class"),
+                       ("missing )", "Unterminated group"), ("unbalanced parenthesis", "Unmatched ')'"),
+                       ("nothing to repeat", "Nothing to repeat"), ("multiple repeat", "Nothing to repeat")):
+        if python in reason:
+            reason = js
+            break
+    return f"Invalid regular expression pattern provided: {pattern}. Error: Invalid regular expression: " \
+           f"/{pattern}/: {reason}"
+
+
+def search_file_content(state: State, args: dict[str, Any]) -> str:
+    pattern, given, include = args["pattern"], args.get("path"), args.get("include")
+    try:
+        search.compile_pattern(pattern)
+    except PatternError as exc:
+        raise Invalid(_js_regex_error(pattern, exc.reason)) from None
+    absolute = os.path.normpath(os.path.join(state.root, given or "."))
+    outside = (f'Path validation failed: Attempted path "{given or "."}" resolves outside the allowed root '
+               f'directory "{state.root}".')
+    real = _inside(state, absolute, outside)
+    try:
+        os.stat(real)
+    except FileNotFoundError as exc:
+        raise Invalid(f"Failed to access path stats for {absolute}: Error: {node_error(exc, 'stat', absolute)}") \
+            from None
+    except OSError:
+        raise Invalid(f"Path does not exist: {absolute}") from None
+    if not os.path.isdir(real):
+        raise Invalid(f"Failed to access path stats for {absolute}: Error: Path is not a directory: {absolute}")
+    try:
+        result = search.grep(state.workspace, pattern, path=real, include=include or None,
+                             respect_gitignore=in_git_repo(real))
+    except (AgentToolsError, OSError) as exc:
+        raise Failure(f"Error during grep search operation: {exc}") from None
+    shown = given or "."
+    where = f' (filter: "{include}")' if include else ""
+    if not result.matches:
+        return f'No matches found for pattern "{pattern}" in path "{shown}"{where}.'
+    count = len(result.matches)
+    term = "match" if count == 1 else "matches"
+    text = f'Found {count} {term} for pattern "{pattern}" in path "{shown}"{where}:\n---\n'
+    current = None
+    for match in result.matches:
+        if match.rel != current:
+            if current is not None:
+                text += "---\n"
+            current = match.rel
+            text += f"File: {match.rel.replace('/', os.sep)}\n"
+        text += f"L{match.line_number}: {match.line.strip().strip(chr(0xFEFF)).strip()}\n"
+    return (text + "---\n").strip()
+
+
+def glob(state: State, args: dict[str, Any]) -> str:
+    pattern, given = args["pattern"], args.get("path")
+    absolute = os.path.normpath(os.path.join(state.root, given or "."))
+    real = _inside(state, absolute,
+                   f'Search path ("{absolute}") resolves outside the tool\'s root directory ("{state.root}").')
+    if not os.path.exists(real):
+        raise Invalid(f"Search path does not exist {absolute}")
+    if not os.path.isdir(real):
+        raise Invalid(f"Search path is not a directory: {absolute}")
+    if not pattern.strip():
+        raise Invalid("The 'pattern' parameter cannot be empty.")
+    respect = bool(args.get("respect_git_ignore", True)) and in_git_repo(real)
+    try:
+        result = search.glob_files(state.workspace, pattern, path=real,
+                                   case_sensitive=bool(args.get("case_sensitive", False)), respect_gitignore=respect)
+    except (AgentToolsError, OSError) as exc:
+        raise Failure(f"Error during glob search operation: {exc}") from None
+    if not result.matches:
+        extra = f" ({result.ignored_count} files were git-ignored)" if result.ignored_count else ""
+        return f'No files found matching pattern "{pattern}" within {absolute}.{extra}'
+    now = time.time()
+    paths = [(os.path.join(absolute, m.rel.replace("/", os.sep)), m.mtime) for m in result.matches]
+    recent = sorted((p for p in paths if now - p[1] < RECENT_SECONDS), key=lambda p: -p[1])
+    old = sorted((p for p in paths if now - p[1] >= RECENT_SECONDS), key=lambda p: locale_key(p[0]))
+    extra = f" ({result.ignored_count} additional files were git-ignored)" if result.ignored_count else ""
+    listing = "\n".join(p for p, _ in recent + old)
+    return (f'Found {len(paths)} file(s) matching "{pattern}" within {absolute}{extra}, sorted by modification '
+            f"time (newest first):\n{listing}")
+
+
+# --- run_shell_command ---------------------------------------------------------------------------------------
+
+def rejected_text(command: Any, reason: str) -> str:
+    """Upstream's ``Command rejected: ...\\nReason: ...`` text (``undefined`` for a missing command, as JS)."""
+    shown = "undefined" if command is None else command
+    return f"Command rejected: {shown}\nReason: {reason}"
+
+
+def _command_root(command: str) -> str:
+    import re
+
+    stripped = re.sub(r"[{}()]", "", command.strip())
+    first = re.split(r"[\s;&|]+", stripped)[0]
+    return first.split("/")[-1].split("\\")[-1]
+
+
+def run_shell_command(state: State, args: dict[str, Any]) -> ToolOutput | str:
+    command = args.get("command")
+    if isinstance(command, str) and "$(" in command:
+        raise Rejected(rejected_text(command, "Command substitution using $() is not allowed for security reasons"))
+    from agenttools.toolsets.gemini import PARAMETERS
+
+    issues = validate(PARAMETERS["run_shell_command"], args, all_errors=False)
+    if issues:
+        raise Rejected(rejected_text(command, issues[0].ajv_text()))
+    assert isinstance(command, str)  # noqa: S101 - checked by the schema
+    if not command.strip():
+        raise Rejected(rejected_text(command, "Command cannot be empty."))
+    if not _command_root(command):
+        raise Rejected(rejected_text(command, "Could not identify command root to obtain permission from user."))
+    directory = args.get("directory")
+    cwd = state.root
+    if directory:
+        if os.path.isabs(directory):
+            raise Rejected(rejected_text(command, "Directory cannot be absolute. Must be relative to the project "
+                                                  "root directory."))
+        try:
+            cwd = str(state.workspace.resolve(os.path.join(state.root, directory), expect="dir"))
+        except OutsideWorkspaceError:
+            raise Rejected(rejected_text(command, f"Directory must be within the root directory ({state.root}): "
+                                                  f"{directory}")) from None
+        except AgentToolsError:
+            raise Rejected(rejected_text(command, "Directory must exist.")) from None
+    inner = command.strip()
+    wrapped = f"{{ {inner if inner.endswith('&') else inner + ';'} }}; __code=$?; exit $__code;"
+    result = shell.run_shell(wrapped, cwd=cwd, timeout=state.shell_timeout, max_output=state.max_output)
+    error = result.error
+    if result.timed_out:
+        error = f"Command timed out after {_num(state.shell_timeout)} seconds."
+    text = "\n".join([
+        f"Command: {command}",
+        f"Directory: {directory or '(root)'}",
+        f"Stdout: {result.stdout or '(empty)'}",
+        f"Stderr: {result.stderr or '(empty)'}",
+        f"Error: {error or '(none)'}",
+        f"Exit Code: {'(none)' if result.exit_code is None else result.exit_code}",
+        f"Signal: {result.signal_name or '(none)'}",
+        f"Background PIDs: {', '.join(map(str, result.background_pids)) or '(none)'}",
+        f"Process Group PGID: {'(none)' if result.pgid is None else result.pgid}",
+    ])
+    return ToolOutput(text=text, is_error=bool(error), data=result)

@@ -1,0 +1,202 @@
+"""The gemini toolset's file handlers: list_directory, read_file, write_file, replace."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from agenttools import edit, files
+from agenttools._collate import locale_key
+from agenttools._ignore import IgnoreRules, find_ignore_base
+from agenttools._output import ContentBlock, DataBlock, ImageBlock, ToolOutput
+from agenttools.errors import (
+    AgentToolsError,
+    AlreadyExistsError,
+    EncodingError,
+    FileTooLargeError,
+    IsDirectoryError,
+    MatchCountError,
+    NoMatchError,
+    NotFoundError,
+)
+from agenttools.toolsets._gemini_common import (
+    DEFAULT_LINES,
+    MAX_LINE_CHARS,
+    MAX_READ_BYTES,
+    MAX_SVG_BYTES,
+    Failure,
+    Invalid,
+    State,
+    _absolute_inside,
+    _num,
+    in_git_repo,
+    node_error,
+)
+
+# --- list_directory ------------------------------------------------------------------------------------------
+
+def _ignored_by_pattern(name: str, patterns: list[str]) -> bool:
+    import re
+
+    for pattern in patterns:
+        escaped = re.sub(r"[.+^${}()|\[\]\\]", lambda m: "\\" + m.group(0), pattern)
+        if re.fullmatch(escaped.replace("*", ".*").replace("?", "."), name, flags=re.S):
+            return True
+    return False
+
+
+def list_directory(state: State, args: dict[str, Any]) -> str:
+    path = args["path"]
+    real = _absolute_inside(state, path, f"Path must be absolute: {path}", label="Path")
+    try:
+        st = os.stat(real)
+    except OSError as exc:
+        raise Failure(f"Error listing directory: {node_error(exc, 'stat', path)}") from None
+    if not os.path.isdir(real) or not st:
+        raise Failure(f"Error: Path is not a directory: {path}")
+    try:
+        listing = files.list_dir(state.workspace, real)
+    except OSError as exc:
+        raise Failure(f"Error listing directory: {node_error(exc, 'scandir', path)}") from None
+    if listing.total == 0:
+        return f"Directory {path} is empty."
+    rules = None
+    if args.get("respect_git_ignore", True) and in_git_repo(state.root):
+        rules = IgnoreRules(find_ignore_base(state.root))
+    rel_dir = os.path.relpath(real, rules.base if rules else state.root).replace(os.sep, "/")
+    rel_dir = "" if rel_dir == "." else rel_dir
+    inside_ignored = rules is not None and rules.ancestors_ignored(rel_dir)
+    kept, git_ignored = [], 0
+    for entry in listing.entries:
+        if _ignored_by_pattern(entry.name, list(args.get("ignore") or [])):
+            continue
+        rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+        if rules is not None and (inside_ignored or entry.name == ".git" or rules.ignored(rel, entry.is_dir)):
+            git_ignored += 1
+            continue
+        kept.append(entry)
+    kept.sort(key=lambda e: (not e.is_dir, locale_key(e.name)))
+    body = "\n".join(f"{'[DIR] ' if e.is_dir else ''}{e.name}" for e in kept)
+    text = f"Directory listing for {path}:\n{body}"
+    if git_ignored:
+        text += f"\n\n({git_ignored} items were git-ignored)"
+    return text
+
+
+# --- read_file -----------------------------------------------------------------------------------------------
+
+def _geminiignore(state: State, real: str) -> bool:
+    ignore_file = os.path.join(state.root, ".geminiignore")
+    if not os.path.isfile(ignore_file):
+        return False
+    from agenttools._ignore import RuleFile
+
+    with open(ignore_file, encoding="utf-8", errors="replace") as handle:
+        rules = RuleFile.parse("", handle.read())
+    rel = os.path.relpath(real, state.root).replace(os.sep, "/")
+    return rules is not None and bool(rules.decide(rel))
+
+
+def read_file(state: State, args: dict[str, Any]) -> str | ToolOutput:
+    path = args["absolute_path"]
+    real = _absolute_inside(state, path, f"File path must be absolute, but was relative: {path}. You must provide "
+                                         "an absolute path.")
+    offset, limit = args.get("offset"), args.get("limit")
+    if offset is not None and offset < 0:
+        raise Invalid("Offset must be a non-negative number")
+    if limit is not None and limit <= 0:
+        raise Invalid("Limit must be a positive number")
+    if _geminiignore(state, real):
+        raise Invalid(f"File path '{path}' is ignored by .geminiignore pattern(s).")
+    rel = os.path.relpath(path, state.root).replace(os.sep, "/")
+    if not os.path.lexists(path) or not os.path.exists(real):
+        raise Failure(f"File not found: {path}")
+    if os.path.isdir(real):
+        raise Failure(f"Path is a directory, not a file: {path}")
+    start = int(offset or 0)
+    count = int(limit) if limit is not None else DEFAULT_LINES
+    try:
+        result = files.read_file(state.workspace, real, offset=start, limit=count, max_line_chars=MAX_LINE_CHARS,
+                                 max_size=MAX_READ_BYTES)
+    except FileTooLargeError as exc:
+        raise Failure(f"Error reading file {path}: File size exceeds the 20MB limit: {path} "
+                      f"({exc.size / (1024 * 1024):.2f}MB)") from None
+    except (AgentToolsError, OSError) as exc:
+        raise Failure(f"Error reading file {path}: {exc}") from None
+    if result.kind == "binary":
+        return f"Cannot display content of binary file: {rel}"
+    if result.kind == "svg":
+        if result.size > MAX_SVG_BYTES:
+            return f"Cannot display content of SVG file larger than 1MB: {rel}"
+        return (result.data or b"").decode("utf-8", errors="replace")
+    if result.kind != "text":
+        mime = result.mime_type or "application/octet-stream"
+        raw = result.data or b""
+        block: ContentBlock = (ImageBlock.from_bytes(raw, mime) if result.kind == "image"
+                               else DataBlock.from_bytes(raw, mime))
+        return ToolOutput(text=f"Binary content of type {mime} was processed.", content=(block,), data=result)
+    lines = [line + "... [truncated]" if i in set(result.cut_lines) else line for i, line in enumerate(result.lines)]
+    end = min(start + count, result.total_lines)
+    header = ""
+    if end < result.total_lines:
+        header = (f"[File content truncated: showing lines {min(start, result.total_lines) + 1}-{end} of "
+                  f"{result.total_lines} total lines. Use offset/limit parameters to view more.]\n")
+    elif result.cut_lines:
+        header = ("[File content partially truncated: some lines exceeded maximum length of "
+                  f"{MAX_LINE_CHARS} characters.]\n")
+    return header + "\n".join(lines)
+
+
+# --- write_file and replace ----------------------------------------------------------------------------------
+
+def write_file(state: State, args: dict[str, Any]) -> str:
+    path = args["file_path"]
+    real = _absolute_inside(state, path, f"File path must be absolute: {path}")
+    try:
+        if os.path.lexists(path) and os.path.isdir(path) and not os.path.islink(path):
+            raise Invalid(f"Path is a directory, not a file: {path}")
+    except OSError as exc:
+        raise Invalid(f"Error accessing path properties for validation: {path}. Reason: {exc}") from None
+    try:
+        result = files.write_file(state.workspace, real, args["content"])
+    except IsDirectoryError:
+        raise Failure(f"Error writing to file {path}: Error writing to file: "
+                      f"EISDIR: illegal operation on a directory, open '{path}'") from None
+    except (AgentToolsError, OSError) as exc:
+        raise Failure(f"Error writing to file {path}: Error writing to file: {exc}") from None
+    if result.created:
+        return f"Successfully created and wrote to new file: {path}."
+    return f"Successfully overwrote file: {path}."
+
+
+def replace(state: State, args: dict[str, Any]) -> str:
+    path = args["file_path"]
+    real = _absolute_inside(state, path, f"File path must be absolute: {path}")
+    expected = args.get("expected_replacements", 1)
+    expected = int(expected) if float(expected).is_integer() else expected
+    try:
+        result = edit.replace_text(state.workspace, real, args["old_string"], args["new_string"], expected=expected)
+    except NotFoundError:
+        raise Failure(f"File not found: {path}") from None
+    except IsDirectoryError:
+        raise Failure("Error preparing edit: EISDIR: illegal operation on a directory, read") from None
+    except AlreadyExistsError:
+        raise Failure(f"File already exists, cannot create: {path}") from None
+    except NoMatchError:
+        raise Failure(f"Failed to edit, 0 occurrences found for old_string in {path}. No edits made. The exact "
+                      "text in old_string was not found. Ensure you're not escaping content incorrectly and check "
+                      "whitespace, indentation, and context. Use read_file tool to verify.") from None
+    except MatchCountError as exc:
+        term = "occurrence" if expected == 1 else "occurrences"
+        raise Failure(f"Failed to edit, Expected {_num(expected)} {term} but found {exc.found} for old_string in "
+                      f"file: {path}") from None
+    except EncodingError as exc:
+        stage = "preparing" if str(exc).startswith("cannot decode") else "executing"
+        raise Failure(f"Error {stage} edit: {exc}") from None
+    except (AgentToolsError, OSError) as exc:
+        raise Failure(f"Error executing edit: {exc}") from None
+    if result.created:
+        return f"Created new file: {path} with provided content."
+    return f"Successfully modified file: {path} ({result.occurrences} replacements)."
+
+
