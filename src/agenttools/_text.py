@@ -142,8 +142,8 @@ def atomic_write(path: str, data: bytes, *, mode: int | None = None) -> None:
     """Write ``data`` to ``path`` atomically: a temp file in the same directory, fsync, then ``os.replace``.
 
     An existing file keeps its permission bits (and owner, where we may set it); a new file gets
-    ``mode`` or the usual ``0o666 & ~umask``. ``path`` must be the real path (symlinks already resolved), so a
-    symlink is written through rather than replaced. Readers never see a half-written file.
+    ``mode`` exactly when given, else the usual ``0o666 & ~umask``. ``path`` must be the real path (symlinks
+    already resolved), so a symlink is written through rather than replaced. Readers never see a half-written file.
     """
     directory = os.path.dirname(path) or "."
     try:
@@ -161,10 +161,12 @@ def atomic_write(path: str, data: bytes, *, mode: int | None = None) -> None:
             if hasattr(os, "chown"):
                 with contextlib.suppress(OSError):
                     os.chown(temp, existing.st_uid, existing.st_gid)
+        elif mode is not None:
+            os.chmod(temp, mode)
         else:
             umask = os.umask(0)
             os.umask(umask)
-            os.chmod(temp, (0o666 if mode is None else mode) & ~umask)
+            os.chmod(temp, 0o666 & ~umask)
         os.replace(temp, path)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -96,7 +96,7 @@ def replace_text(
     if st is None:
         if old == "" and create:
             fmt = TextFormat(encoding="utf-8")
-            os.makedirs(real.parent, exist_ok=True)
+            real.parent.mkdir(parents=True, exist_ok=True)
             atomic_write(text_path, encode(new, fmt, path=text_path))
             return EditResult(path=real, occurrences=0, created=True, lines=(), format=fmt)
         raise NotFoundError(path=text_path)

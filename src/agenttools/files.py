@@ -13,15 +13,14 @@ from typing import Literal
 import attrs
 
 from agenttools._filetypes import FileKind, classify
-from agenttools._text import TextFormat, atomic_write, decode, detect_bom, encode, iter_decoded, newline_style
-from agenttools._text import _fallback_encoding as fallback_encoding
+from agenttools._lines import read_lines
+from agenttools._text import TextFormat, atomic_write, decode, encode
 from agenttools.errors import EncodingError, IsDirectoryError, SpecialFileError
 from agenttools.workspace import Workspace, _file_kind
 
-__all__ = ["DirEntry", "DirListing", "FileInfo", "ReadResult", "WriteResult", "list_dir", "read_file", "stat_path",
-           "write_file"]
+__all__ = ["DirEntry", "DirListing", "FileInfo", "ReadResult", "TreeNode", "WriteResult", "list_dir", "make_dirs",
+           "read_file", "read_text", "stat_path", "tree", "write_file"]
 
-_SAMPLE = 1 << 20
 
 
 @attrs.frozen(kw_only=True)
@@ -89,9 +88,11 @@ class ReadResult:
     start_line: int = 0
     """0-based index of the first selected line."""
     total_lines: int = 0
-    """For text: ``count("\\n") + 1`` (a final newline makes a last, empty line)."""
+    """For text: ``count("\\n") + 1`` (a final newline makes a last, empty line); -1 when not counted."""
     cut_lines: tuple[int, ...] = ()
     """Indexes into ``lines`` of lines shortened to ``max_line_chars``."""
+    cut_lengths: tuple[int, ...] = ()
+    """The full length (characters) of each line in ``cut_lines``."""
     format: TextFormat | None = None
     """For text: encoding, BOM and newline style."""
     data: bytes | None = attrs.field(default=None, repr=False)
@@ -106,6 +107,20 @@ class ReadResult:
     def text(self) -> str:
         """The selected lines joined with ``\\n``."""
         return "\n".join(self.lines)
+
+
+@attrs.frozen(kw_only=True)
+class TreeNode:
+    """One entry of a directory tree."""
+
+    name: str
+    """The entry's name."""
+    is_dir: bool
+    """Whether it is a directory (never true for a symlink: links are not descended)."""
+    link_target: str | None = None
+    """The raw target of a symbolic link, or None."""
+    children: tuple[TreeNode, ...] = ()
+    """Entries below a directory, sorted by name (bytewise), down to the requested depth."""
 
 
 @attrs.frozen(kw_only=True)
@@ -158,44 +173,6 @@ def list_dir(ws: Workspace, path: str | os.PathLike[str]) -> DirListing:
     return DirListing(path=real, entries=tuple(entries), total=len(names))
 
 
-def _read_lines(real: str, fmt: TextFormat, offset: int, limit: int | None,
-                max_line_chars: int | None) -> tuple[list[str], list[int], int]:
-    """Stream the file once: keep lines [offset, offset+limit), count all lines. Returns (lines, cut, total)."""
-    end = None if limit is None else offset + limit
-    keep_chars = None if max_line_chars is None else max_line_chars
-    lines: list[str] = []
-    cut: list[int] = []
-    index = 0
-    pieces: list[str] = []
-    length = 0
-
-    def finish() -> None:
-        nonlocal pieces, length
-        if offset <= index and (end is None or index < end):
-            text = "".join(pieces)
-            if keep_chars is not None and length > keep_chars:
-                cut.append(len(lines))
-                text = text[:keep_chars]
-            lines.append(text)
-        pieces = []
-        length = 0
-
-    with open(real, "rb") as handle:
-        handle.seek(len(fmt.bom))
-        for chunk in iter_decoded(handle, fmt.encoding):
-            parts = chunk.split("\n")
-            for i, part in enumerate(parts):
-                if offset <= index and (end is None or index < end):
-                    if keep_chars is None or length <= keep_chars:
-                        pieces.append(part)
-                    length += len(part)
-                if i < len(parts) - 1:
-                    finish()
-                    index += 1
-    finish()
-    return lines, cut, index + 1
-
-
 def read_file(
     ws: Workspace,
     path: str | os.PathLike[str],
@@ -231,23 +208,99 @@ def read_file(
             with open(real, "rb") as handle:
                 data = handle.read()
         return ReadResult(path=real, kind=kind, size=size, mime_type=mime, data=data)
-    found = detect_bom(head[:4])
-    fmt = TextFormat(encoding=found[1], bom=found[0]) if found else TextFormat(encoding="utf-8")
-    try:
-        lines, cut, total = _read_lines(str(real), fmt, offset, limit, max_line_chars)
-    except UnicodeDecodeError:
-        if found:
-            raise EncodingError(f"cannot decode {real}: invalid {fmt.encoding} after its byte-order mark",
-                                path=str(real)) from None
-        with open(real, "rb") as handle:
-            fmt = TextFormat(encoding=fallback_encoding(handle.read(_SAMPLE), str(real)))
+    return _text_result(real, size, head, offset=offset, limit=limit, max_line_chars=max_line_chars,
+                        count_all=True)
+
+
+def tree(
+    ws: Workspace,
+    path: str | os.PathLike[str],
+    *,
+    depth: int = 2,
+    skip: frozenset[str] = frozenset({".git", "node_modules"}),
+) -> TreeNode:
+    """The directory at ``path`` and its entries ``depth`` levels down; symlinks shown, never followed.
+
+    Entries are sorted by name, bytewise; names in ``skip`` are left out (files and directories alike).
+
+    Raises:
+        NotFoundError, NotDirectoryError, OutsideWorkspaceError, DeniedPathError, PathError: The path.
+        PermissionError: The top directory cannot be read (unreadable subdirectories are shown empty).
+    """
+    real = ws.resolve(path, expect="dir")
+
+    def children(directory: str, level: int) -> tuple[TreeNode, ...]:
+        if level > depth:
+            return ()
         try:
-            lines, cut, total = _read_lines(str(real), fmt, offset, limit, max_line_chars)
-        except UnicodeDecodeError:
-            raise EncodingError(f"cannot decode {real} as {fmt.encoding}", path=str(real)) from None
-    fmt = attrs.evolve(fmt, newline=newline_style(head[len(fmt.bom):].decode(fmt.encoding, errors="ignore")))
-    return ReadResult(path=real, kind="text", size=size, lines=tuple(lines), start_line=min(offset, total),
-                      total_lines=total, cut_lines=tuple(cut), format=fmt)
+            names = sorted(os.listdir(directory), key=os.fsencode)
+        except OSError:
+            if level == 1:
+                raise
+            return ()
+        nodes = []
+        for name in names:
+            if name in skip:
+                continue
+            full = os.path.join(directory, name)
+            if os.path.islink(full):
+                nodes.append(TreeNode(name=name, is_dir=False, link_target=os.readlink(full)))
+            elif os.path.isdir(full):
+                nodes.append(TreeNode(name=name, is_dir=True, children=children(full, level + 1)))
+            else:
+                nodes.append(TreeNode(name=name, is_dir=False))
+        return tuple(nodes)
+
+    return TreeNode(name=real.name or str(real), is_dir=True, children=children(str(real), 1))
+
+
+def _text_result(real: Path, size: int, head: bytes, *, offset: int, limit: int | None,
+                 max_line_chars: int | None, count_all: bool) -> ReadResult:
+    text = read_lines(str(real), head, offset=offset, limit=limit, max_line_chars=max_line_chars,
+                      count_all=count_all)
+    total = text.total if text.total is not None else -1
+    return ReadResult(path=real, kind="text", size=size, lines=text.lines,
+                      start_line=offset if total < 0 else min(offset, total), total_lines=total,
+                      cut_lines=text.cut, cut_lengths=text.cut_lengths, format=text.format)
+
+
+def read_text(
+    ws: Workspace,
+    path: str | os.PathLike[str],
+    *,
+    offset: int = 0,
+    limit: int | None = None,
+    max_line_chars: int | None = None,
+    max_size: int | None = None,
+    count_all: bool = True,
+) -> ReadResult:
+    """Read a range of a file's lines as text, whatever its name or content looks like (no classification).
+
+    With ``count_all=False`` reading stops after the last wanted line (``total_lines`` is then ``-1`` unless the
+    end of the file was reached), so a range near the start of a huge file reads only that far.
+
+    Raises:
+        As :func:`read_file`.
+    """
+    real = ws.resolve(path, expect="file")
+    size = ws.check_size(real, limit=max_size)
+    with open(real, "rb") as handle:
+        head = handle.read(4096)
+    return _text_result(real, size, head, offset=offset, limit=limit, max_line_chars=max_line_chars,
+                        count_all=count_all)
+
+
+def make_dirs(directory: Path, *, mode: int | None = None) -> None:
+    """``mkdir -p``; each directory it creates gets ``mode`` exactly (chmod after creation, whatever the umask)."""
+    missing = []
+    current = directory
+    while not current.exists():
+        missing.append(current)
+        current = current.parent
+    os.makedirs(directory, exist_ok=True)
+    if mode is not None:
+        for created in missing:
+            os.chmod(created, mode)
 
 
 def write_file(
@@ -257,12 +310,15 @@ def write_file(
     *,
     keep_format: bool = True,
     create_parents: bool = True,
+    new_file_mode: int | None = None,
+    new_dir_mode: int | None = None,
 ) -> WriteResult:
     """Write ``content`` to a file atomically, creating it (and its parent directories) if needed.
 
     Overwriting keeps the file's mode, its encoding and BOM, and its line endings: when the file used CRLF and
     ``content`` has no ``\\r`` at all, each ``\\n`` is written as ``\\r\\n``. A symlink is written through to its
-    (in-workspace) target. The file is never left half-written.
+    (in-workspace) target. The file is never left half-written. A new file gets ``new_file_mode`` exactly (default:
+    ``0o666`` less the umask), and directories created for it get ``new_dir_mode`` exactly (default: the umask's).
 
     Raises:
         IsDirectoryError, SpecialFileError, OutsideWorkspaceError, DeniedPathError, PathError: The path.
@@ -294,6 +350,6 @@ def write_file(
         content = content.replace("\n", "\r\n")
     data = encode(content, fmt, path=text_path)
     if create_parents:
-        os.makedirs(real.parent, exist_ok=True)
-    atomic_write(text_path, data)
+        make_dirs(real.parent, mode=new_dir_mode)
+    atomic_write(text_path, data, mode=new_file_mode)
     return WriteResult(path=real, created=created, size=len(data), format=fmt)

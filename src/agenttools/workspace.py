@@ -155,14 +155,22 @@ class Workspace:
         """The session working directory that relative paths resolve against."""
         return Path(self._cwd)
 
-    def chdir(self, path: str | os.PathLike[str]) -> Path:
+    def chdir(self, path: str | os.PathLike[str], *, contained: bool = True) -> Path:
         """Move the session cwd to ``path`` (relative paths resolve against the current cwd).
+
+        With ``contained=False`` any existing directory is accepted (a shell that ``cd``-ed out of the workspace:
+        file tools still refuse every path outside it).
 
         Raises:
             NotFoundError, NotDirectoryError, OutsideWorkspaceError, DeniedPathError, PathError: As for
                 :meth:`resolve` with ``expect="dir"``.
         """
-        self._cwd = str(self.resolve(path, expect="dir"))
+        if contained:
+            self._cwd = str(self.resolve(path, expect="dir"))
+        else:
+            real = os.path.realpath(self.absolute(path))
+            self._check_kind(real, "dir")
+            self._cwd = real
         return self.cwd
 
     def absolute(self, path: str | os.PathLike[str]) -> str:

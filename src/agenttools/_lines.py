@@ -1,0 +1,99 @@
+"""Streaming line reader: pick a range of a text file's lines in one pass, without holding the file."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agenttools._text import TextFormat, _fallback_encoding, detect_bom, iter_decoded, newline_style
+from agenttools.errors import EncodingError
+
+__all__ = ["LineRange", "read_lines"]
+
+_SAMPLE = 1 << 20
+
+
+@dataclass(frozen=True)
+class LineRange:
+    """Lines ``[offset, offset + limit)`` of a file split on ``\\n`` only, and how the file is encoded."""
+
+    format: TextFormat
+    lines: tuple[str, ...]
+    cut: tuple[int, ...]
+    cut_lengths: tuple[int, ...]
+    total: int | None  # count("\n") + 1, or None when reading stopped early
+
+
+class _Stop(Exception):  # noqa: N818 - control flow
+    pass
+
+
+def _scan(real: str, fmt: TextFormat, offset: int, limit: int | None, max_chars: int | None,
+          count_all: bool) -> tuple[list[str], list[int], list[int], int | None]:
+    end = None if limit is None else offset + limit
+    lines: list[str] = []
+    cut: list[int] = []
+    cut_lengths: list[int] = []
+    index = 0
+    pieces: list[str] = []
+    length = 0
+
+    def wanted() -> bool:
+        return offset <= index and (end is None or index < end)
+
+    def finish() -> None:
+        nonlocal pieces, length
+        if wanted():
+            text = "".join(pieces)
+            if max_chars is not None and length > max_chars:
+                cut.append(len(lines))
+                cut_lengths.append(length)
+                text = text[:max_chars]
+            lines.append(text)
+        pieces = []
+        length = 0
+
+    try:
+        with open(real, "rb") as handle:
+            handle.seek(len(fmt.bom))
+            for chunk in iter_decoded(handle, fmt.encoding):
+                parts = chunk.split("\n")
+                for i, part in enumerate(parts):
+                    if wanted():
+                        if max_chars is None or length <= max_chars:
+                            pieces.append(part)
+                        length += len(part)
+                    if i < len(parts) - 1:
+                        finish()
+                        index += 1
+                        if not count_all and end is not None and index >= end:
+                            raise _Stop
+    except _Stop:
+        return lines, cut, cut_lengths, None
+    finish()
+    return lines, cut, cut_lengths, index + 1
+
+
+def read_lines(real: str, head: bytes, *, offset: int = 0, limit: int | None = None,
+               max_line_chars: int | None = None, count_all: bool = True) -> LineRange:
+    """Decode (BOM, then UTF-8, then a legacy guess) and pick lines; long lines are cut to ``max_line_chars``.
+
+    Raises:
+        EncodingError: The file is not text in any encoding we trust.
+    """
+    found = detect_bom(head[:4])
+    fmt = TextFormat(encoding=found[1], bom=found[0]) if found else TextFormat(encoding="utf-8")
+    try:
+        lines, cut, lengths, total = _scan(real, fmt, offset, limit, max_line_chars, count_all)
+    except UnicodeDecodeError:
+        if found:
+            raise EncodingError(f"cannot decode {real}: invalid {fmt.encoding} after its byte-order mark",
+                                path=real) from None
+        with open(real, "rb") as handle:
+            fmt = TextFormat(encoding=_fallback_encoding(handle.read(_SAMPLE), real))
+        try:
+            lines, cut, lengths, total = _scan(real, fmt, offset, limit, max_line_chars, count_all)
+        except UnicodeDecodeError:
+            raise EncodingError(f"cannot decode {real} as {fmt.encoding}", path=real) from None
+    sample = head[len(fmt.bom):].decode(fmt.encoding, errors="ignore")
+    fmt = TextFormat(encoding=fmt.encoding, bom=fmt.bom, newline=newline_style(sample))
+    return LineRange(format=fmt, lines=tuple(lines), cut=tuple(cut), cut_lengths=tuple(lengths), total=total)
