@@ -15,8 +15,8 @@ from agenttools import toolsets as toolsets_module
 PINNED = [
     "AccessDeniedError", "AgentToolsError", "AlreadyExistsError", "ArgumentsError", "ConfigError", "ContentBlock", "DataBlock", "DeniedPathError", "EditError", "EncodingError",
     "ErrorRenderer", "FileTooLargeError", "ImageBlock", "IsDirectoryError", "MatchCountError", "NoMatchError", "NotDirectoryError", "NotFoundError",
-    "OutsideWorkspaceError", "PathError", "PatternError", "Registry", "SpecialFileError", "TextBlock", "Tool",
-    "ToolDefinitionError", "ToolInputError", "ToolOutput", "ToolTimeoutError", "UnknownToolError",
+    "OutsideWorkspaceError", "PathError", "PatternError", "ProcessLimitError", "Registry", "SpecialFileError", "TextBlock", "Tool",
+    "ToolDefinitionError", "ToolInputError", "ToolOutput", "ToolTimeoutError", "UnknownProcessError", "UnknownToolError",
     "ValidationIssue", "Workspace", "toolset",
 ]
 

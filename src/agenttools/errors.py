@@ -28,7 +28,9 @@ The tree::
     ├── EditError (ValueError)           edit_failed     an edit could not be applied as asked
     │   ├── NoMatchError                 no_match        the text to replace is not in the file
     │   └── MatchCountError              match_count     it occurs a different number of times than expected
-    └── ToolTimeoutError (TimeoutError)  timeout
+    ├── ToolTimeoutError (TimeoutError)  timeout
+    ├── UnknownProcessError (LookupError) unknown_process  no background process with that id
+    └── ProcessLimitError                process_limit   too many background processes held
 """
 
 from __future__ import annotations
@@ -57,10 +59,12 @@ __all__ = [
     "OutsideWorkspaceError",
     "PathError",
     "PatternError",
+    "ProcessLimitError",
     "SpecialFileError",
     "ToolDefinitionError",
     "ToolInputError",
     "ToolTimeoutError",
+    "UnknownProcessError",
     "UnknownToolError",
     "ValidationIssue",
 ]
@@ -400,4 +404,32 @@ class ToolTimeoutError(AgentToolsError, TimeoutError):
     def __init__(self, message: str, *, seconds: float, partial: object = None) -> None:
         self.seconds = seconds
         self.partial = partial
+        super().__init__(message)
+
+
+class UnknownProcessError(AgentToolsError, LookupError):
+    """No background process has that id (never started, or already collected).
+
+    Attributes:
+        process_id: The id asked for.
+    """
+
+    code = "unknown_process"
+
+    def __init__(self, process_id: str) -> None:
+        self.process_id = process_id
+        super().__init__(f"process not found: {process_id}")
+
+
+class ProcessLimitError(AgentToolsError):
+    """Starting another background process would exceed the table's limit.
+
+    Attributes:
+        limit: The most processes the table holds at once.
+    """
+
+    code = "process_limit"
+
+    def __init__(self, message: str, *, limit: int) -> None:
+        self.limit = limit
         super().__init__(message)

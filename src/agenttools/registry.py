@@ -185,6 +185,7 @@ class Registry:
                  render_error: ErrorRenderer | None = None) -> None:
         self._tools: dict[str, Tool] = {}
         self._render_error: ErrorRenderer = render_error or default_error_text
+        self._closers: list[Callable[[], None]] = []
         for tool in tools:
             self.add(tool)
 
@@ -209,7 +210,28 @@ class Registry:
     def __or__(self, other: Registry) -> Registry:
         if not isinstance(other, Registry):
             return NotImplemented
-        return Registry([*self, *other], render_error=self._render_error)
+        combined = Registry([*self, *other], render_error=self._render_error)
+        combined._closers = [*self._closers, *other._closers]
+        return combined
+
+    def __enter__(self) -> Registry:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def on_close(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` when the registry is closed (toolsets use it to kill their background processes)."""
+        self._closers.append(callback)
+
+    def close(self) -> None:
+        """Release what the tools hold (background processes, sessions). Safe to call more than once."""
+        closers, self._closers = self._closers, []
+        for callback in closers:
+            try:
+                callback()
+            except Exception:  # one failing cleanup must not skip the others
+                logger.exception("closing a registry resource failed")
 
     def names(self) -> tuple[str, ...]:
         """Tool names, in definition order."""

@@ -1,0 +1,193 @@
+"""The editor toolset's file tools: view, str_replace, create_file."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from agenttools import edit, files
+from agenttools._output import ImageBlock, ToolOutput
+from agenttools._text import detect_bom
+from agenttools.errors import (
+    EncodingError,
+    IsDirectoryError,
+    MatchCountError,
+    NoMatchError,
+    NotFoundError,
+)
+from agenttools.toolsets._editor_common import (
+    MAX_LINE_CHARS,
+    MAX_LINES,
+    EditorError,
+    State,
+    arg,
+    format_lines,
+    format_size,
+)
+from agenttools.workspace import _file_kind
+
+_HEADER_BYTES = 512
+_BMP_DIB_SIZES = frozenset({12, 16, 40, 52, 56, 64, 108, 124})
+
+
+def _image_mime(path: str, header: bytes, size: int) -> str | None:
+    """The image type from magic bytes (BMP needs a real header, not just ``BM``), or ``.svg`` by extension."""
+    if path.lower().endswith(".svg"):
+        return "image/svg+xml"
+    import filetype
+
+    kind = filetype.guess(header)
+    if kind is None or not kind.mime.startswith("image/"):
+        return None
+    if kind.mime == "image/bmp":
+        if len(header) < 26:
+            return None
+        declared = int.from_bytes(header[2:6], "little")
+        offset = int.from_bytes(header[10:14], "little")
+        dib = int.from_bytes(header[14:18], "little")
+        if dib not in _BMP_DIB_SIZES or declared != size or not 14 + dib <= offset <= size:
+            return None
+    return str(kind.mime)
+
+
+def _tree_lines(node: files.TreeNode, prefix: str = "") -> list[str]:
+    lines = []
+    for i, child in enumerate(node.children):
+        last = i == len(node.children) - 1
+        label = child.name + ("/" if child.is_dir else "")
+        if child.link_target is not None:
+            label = f"{child.name} -> {child.link_target}"
+        lines.append(f"{prefix}{'└── ' if last else '├── '}{label}")
+        if child.is_dir:
+            lines.extend(_tree_lines(child, prefix + ("    " if last else "│   ")))
+    return lines
+
+
+def _ends_with_newline(real: str, result: files.ReadResult) -> bool:
+    fmt = result.format
+    if fmt is None:
+        return False
+    newline = "\n".encode(fmt.encoding)
+    with open(real, "rb") as handle:
+        handle.seek(max(0, result.size - len(newline)))
+        return handle.read() == newline and result.size > len(fmt.bom)
+
+
+def view(state: State, args: dict[str, Any]) -> str | ToolOutput:
+    ws = state.workspace
+    real = ws.resolve(args["path"], expect="exists")
+    if os.path.isdir(real):
+        try:
+            node = files.tree(ws, real)
+        except OSError as exc:
+            raise EditorError("IO_ERROR", f"could not list directory {real}: {exc}") from None
+        return "\n".join([f"{node.name}/", *_tree_lines(node)]) + "\n"
+    try:
+        st = os.stat(real)
+    except OSError as exc:
+        raise EditorError("IO_ERROR", f"could not stat {real}: {exc}") from None
+    kind = _file_kind(st.st_mode)
+    if kind is not None:
+        raise EditorError("IO_ERROR", f"could not read {real}: it is a {kind}, not a regular file")
+    ws.check_size(real, st.st_size)
+    with open(real, "rb") as handle:
+        header = handle.read(_HEADER_BYTES)
+    mime = _image_mime(str(real), header, st.st_size)
+    if mime is not None:
+        with open(real, "rb") as handle:
+            block = ImageBlock.from_bytes(handle.read(), mime)
+        return ToolOutput(text=f"Image file {real} ({mime}, {format_size(st.st_size)})", content=(block,))
+    if b"\x00" in header and detect_bom(header[:4]) is None:
+        return f"Binary file ({format_size(st.st_size)})"
+    view_range = args.get("view_range")
+    try:
+        if isinstance(view_range, list) and len(view_range) == 2:
+            return _view_range(state, str(real), int(view_range[0]), int(view_range[1]))
+        return _view_whole(state, str(real))
+    except EncodingError as exc:
+        raise EditorError("IO_ERROR", f"could not read {real}: {exc}") from None
+
+
+def _view_whole(state: State, real: str) -> str:
+    result = files.read_text(state.workspace, real, limit=MAX_LINES + 1, max_line_chars=MAX_LINE_CHARS)
+    total = result.total_lines - (1 if _ends_with_newline(real, result) else 0)
+    if result.size == 0 or total <= 0:
+        return ""
+    shown = min(total, MAX_LINES)
+    cut = {i: n for i, n in zip(result.cut_lines, result.cut_lengths, strict=True) if i < shown}
+    text = format_lines(result.lines[:shown], 1, cut)
+    if total > MAX_LINES:
+        text += f"\n[Truncated: file has {total} lines. Use view_range to read specific sections.]"
+    return text
+
+
+def _view_range(state: State, real: str, start: int, end: int) -> str:
+    if start < 1:
+        raise EditorError("INVALID_INPUT", f"invalid view_range: start must be >= 1, got {start}")
+    if start > end:
+        raise EditorError("INVALID_INPUT", f"invalid view_range: start {start} > end {end}")
+    result = files.read_text(state.workspace, real, offset=start - 1, limit=end - start + 1,
+                             max_line_chars=MAX_LINE_CHARS, count_all=False)
+    lines = list(result.lines)
+    if result.total_lines >= 0:  # the end of the file was reached: drop the phantom line after a final newline
+        total = result.total_lines - (1 if _ends_with_newline(real, result) or result.size == 0 else 0)
+        if start > total:
+            raise EditorError("INVALID_INPUT", f"invalid view_range: start {start} exceeds total lines {total} "
+                                               f"in {real}")
+        lines = lines[: total - (start - 1)]
+    lines = [line.removesuffix("\r") for line in lines]
+    cut = {i: n for i, n in zip(result.cut_lines, result.cut_lengths, strict=True) if i < len(lines)}
+    return format_lines(lines, start, cut)
+
+
+def str_replace(state: State, args: dict[str, Any]) -> str:
+    old = args["old_str"]
+    if old == "":
+        raise EditorError("INVALID_INPUT", "old_str must not be empty")
+    ws = state.workspace
+    real = ws.resolve(args["path"])
+    if not os.path.lexists(real):
+        raise NotFoundError(path=str(real))
+    ws.check_size(real)
+    replace_all = bool(arg(args, "replace_all", False))
+    try:
+        result = edit.replace_text(ws, real, old, arg(args, "new_str", ""), expected=None if replace_all else 1,
+                                   create=False)
+    except NoMatchError:
+        raise EditorError("STR_REPLACE_NOT_FOUND", f"old_str not found in {real}") from None
+    except MatchCountError as exc:
+        raise EditorError("STR_REPLACE_AMBIGUOUS", f"found {exc.found} occurrences in {real}; match must be unique "
+                                                   "(use replace_all to replace all)") from None
+    except (EncodingError, IsDirectoryError, OSError) as exc:
+        raise EditorError("IO_ERROR", f"could not write {real}: {exc}") from None
+    if replace_all:
+        return f"Replaced {result.occurrences} occurrences in {real}"
+    if os.stat(real).st_size == 0:
+        return f"Replaced in {real}\n\n"
+    line = result.lines[0]
+    low = max(1, line - 4)
+    window = files.read_text(ws, real, offset=low - 1, limit=line + 4 - low + 1, max_line_chars=MAX_LINE_CHARS,
+                             count_all=False)
+    cut = dict(zip(window.cut_lines, window.cut_lengths, strict=True))
+    return f"Replaced in {real}\n\n" + format_lines(window.lines, low, cut)
+
+
+def create_file(state: State, args: dict[str, Any]) -> str:
+    content: str = args["content"]
+    ws = state.workspace
+    size = len(content.encode("utf-8", errors="surrogatepass"))
+    if size > ws.max_file_size:
+        raise EditorError("FILE_TOO_LARGE", f"content is {size} bytes, exceeds maximum {ws.max_file_size} bytes")
+    real = ws.resolve(args["path"])
+    try:
+        files.make_dirs(real.parent, mode=0o755)
+    except OSError as exc:
+        raise EditorError("IO_ERROR", f"could not create directories for {real}: {exc}") from None
+    try:
+        files.write_file(ws, real, content, create_parents=False, new_file_mode=0o644)
+    except IsDirectoryError:
+        raise EditorError("IO_ERROR", f"could not write {real}: is a directory") from None
+    except (EncodingError, OSError) as exc:
+        raise EditorError("IO_ERROR", f"could not write {real}: {exc}") from None
+    return f"Created {real} ({size} bytes)"
+

@@ -1,0 +1,73 @@
+"""The editor toolset's shell tools: bash (persistent session cwd, real exit status) and task_output."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from typing import Any
+
+from agenttools import shell
+from agenttools.errors import ProcessLimitError, UnknownProcessError
+from agenttools.toolsets._editor_common import MAX_TIMEOUT_MS, EditorError, State, arg, sections
+
+
+def _wrap(command: str, sentinel: str) -> str:
+    """Run the command in the current shell, then print a sentinel and the directory it ended in."""
+    return f"{{ {command}\n}}; __agt_status=$?; printf '\\n%s\\n' '{sentinel}'; pwd; exit $__agt_status"
+
+
+def _split_sentinel(stdout: str, sentinel: str) -> tuple[str, str | None]:
+    """(output before the sentinel, the cwd printed after it); the output unchanged when there is none."""
+    lines = stdout.split("\n")
+    for index in range(len(lines) - 1, -1, -1):
+        if lines[index] == sentinel:
+            cwd = lines[index + 1].strip() if index + 1 < len(lines) else ""
+            kept = lines[:index]
+            while kept and kept[-1] == "":
+                kept.pop()
+            return ("\n".join(kept) + "\n" if kept else ""), (cwd or None)
+    return stdout, None
+
+
+def bash(state: State, args: dict[str, Any]) -> str:
+    command: str = args["command"]
+    if not command.strip():
+        raise EditorError("BASH_EMPTY_COMMAND", "command must not be empty")
+    ws = state.workspace
+    cwd = str(ws.cwd) if os.path.isdir(ws.cwd) else str(ws.root)
+    if arg(args, "run_in_background", False):
+        try:
+            task = state.tasks.start(command, cwd=cwd)
+        except ProcessLimitError as exc:
+            raise EditorError("BASH_TASK_LIMIT", f"could not add background task: {exc}") from None
+        except OSError as exc:
+            raise EditorError("BASH_START_FAILED", f"could not start background command: {exc}") from None
+        return f"task_id: {task.id}\nCommand started in background."
+    timeout_ms = int(arg(args, "timeout", 0))
+    if timeout_ms <= 0:
+        timeout_ms = state.bash_timeout_ms
+    timeout_ms = min(timeout_ms, MAX_TIMEOUT_MS)
+    result = shell.run_shell(_wrap(command, state.sentinel), cwd=cwd, timeout=timeout_ms / 1000)
+    if result.error is not None:
+        raise EditorError("BASH_START_FAILED", f"could not start command: {result.error}")
+    stdout, new_cwd = _split_sentinel(result.stdout, state.sentinel)
+    if new_cwd is not None:
+        with contextlib.suppress(OSError, ValueError):  # a directory that vanished meanwhile: keep the old cwd
+            ws.chdir(new_cwd, contained=False)
+    code = -1 if result.exit_code is None else result.exit_code
+    text = f"Command timed out after {timeout_ms}ms\n\n" if result.timed_out else ""
+    return text + f"exit_code: {code}\n" + sections(stdout, result.stderr)
+
+
+def task_output(state: State, args: dict[str, Any]) -> str:
+    task_id: str = args["task_id"]
+    try:
+        status = state.tasks.status(task_id)
+    except UnknownProcessError:
+        raise EditorError("BASH_TASK_NOT_FOUND", f"task not found: {task_id}") from None
+    if status.running:
+        return "status: running\n" + sections(status.stdout, status.stderr)
+    state.tasks.remove(task_id)
+    code = -1 if status.exit_code is None else status.exit_code
+    head = "status: completed (killed by background task timeout)" if status.timed_out else "status: completed"
+    return f"{head}\nexit_code: {code}\n" + sections(status.stdout, status.stderr)
