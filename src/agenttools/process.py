@@ -77,15 +77,18 @@ class _Process:
     def _reader(self, stream: object, sink: _Capped) -> threading.Thread:
         def pump() -> None:
             fd = stream.fileno()  # type: ignore[attr-defined]
-            while True:
-                try:
-                    data = os.read(fd, 65536)
-                except OSError:
-                    return
-                if not data:
-                    return
-                with self.lock:
-                    sink.add(data)
+            try:
+                while True:
+                    try:
+                        data = os.read(fd, 65536)
+                    except OSError:
+                        return
+                    if not data:
+                        return
+                    with self.lock:
+                        sink.add(data)
+            finally:
+                stream.close()  # type: ignore[attr-defined]
 
         thread = threading.Thread(target=pump, daemon=True)
         thread.start()

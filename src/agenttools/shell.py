@@ -27,6 +27,7 @@ DEFAULT_MAX_OUTPUT = 16 * 1024 * 1024
 """Bytes kept per stream; beyond it the middle is replaced by a marker."""
 _KILL_GRACE = 0.2
 _DRAIN_AFTER_EXIT = 0.05
+_GIVE_UP_AFTER_KILL = 10.0
 _ANSI = re.compile(
     r"[\u001B\u009B][\[\]()#;?]*(?:(?:(?:(?:;[-a-zA-Z\d/#&.:=?%@~_]+)*|[a-zA-Z\d]+(?:;[-a-zA-Z\d/#&.:=?%@~_]*)*)?"
     r"\u0007)|(?:(?:\d{1,4}(?:;\d{0,4})*)?[\dA-PR-TZcf-nq-uy=><~]))"
@@ -161,9 +162,12 @@ def _pump(proc: subprocess.Popen[bytes], out: _Capped, err: _Capped, deadline: f
                 exited_at = now
             if exited_at is not None and now - exited_at > _DRAIN_AFTER_EXIT:
                 break
-            if exited_at is None and now >= deadline:
-                timed_out = True
-                break
+            if timed_out and now > deadline + _GIVE_UP_AFTER_KILL:
+                break  # a process that survives SIGKILL (uninterruptible I/O): stop waiting for it
+            if exited_at is None and now >= deadline and not timed_out:
+                timed_out = True  # kill the group, then keep reading what it prints while it dies (traps)
+                kill_group(proc.pid)
+                continue
             for key, _ in selector.select(timeout=0.02):
                 try:
                     data = os.read(key.fd, 65536)
@@ -212,12 +216,13 @@ def run_shell(
     try:
         timed_out = _pump(proc, out, err, deadline)
         background: list[int] = []
-        if timed_out:
-            kill_group(proc.pid)
-        else:
+        if not timed_out:
             proc.wait()
             background = [pid for pid in _group_members(proc.pid) if pid != proc.pid]
-        code = proc.wait()
+        try:
+            code = proc.wait(timeout=_GIVE_UP_AFTER_KILL)
+        except subprocess.TimeoutExpired:
+            code = -signal.SIGKILL
     finally:
         for stream in (proc.stdout, proc.stderr):
             if stream is not None:
