@@ -86,10 +86,26 @@ def test_help_everywhere():
     assert "Exit 0 on success, 1 when the tool reports an error, 2 on usage errors." in call_help
 
 
-def test_serve_is_not_available_yet():
-    proc = run("serve", "--toolset", TOOLSET)
-    assert proc.returncode == 1
-    assert "not available yet" in proc.stderr
+def test_toolset_options_from_the_command_line(tmp_path):
+    (tmp_path / "big.txt").write_text("x" * 2048)
+    (tmp_path / ".env").write_text("SECRET=1")
+    proc = run("call", "--toolset", "editor", "--root", str(tmp_path), "--max-file-size", "1KB", "view",
+               '{"path": "big.txt"}')
+    assert (proc.returncode, proc.stdout) == (1, f"[FILE_TOO_LARGE] file {tmp_path}/big.txt is 2048 bytes, exceeds "
+                                                 "maximum 1024 bytes\n")
+    proc = run("call", "--toolset", "editor", "--root", str(tmp_path), "--deny-dir", "**/.env", "view",
+               '{"path": ".env"}')
+    assert proc.stdout.startswith("[ACCESS_DENIED]")
+    proc = run("call", "--toolset", "editor", "--root", str(tmp_path), "--allow-dir", "/", "view",
+               '{"path": "/etc/hostname"}')
+    assert proc.returncode == 0
+    proc = run("call", "--toolset", "editor", "--root", str(tmp_path), "--option", "bash_timeout=0.3", "bash",
+               '{"command": "sleep 5"}')
+    assert proc.stdout.startswith("Command timed out after 300ms")
+    assert run("tools", "--toolset", "editor", "--root", str(tmp_path), "--option", "nonsense").returncode == 2
+    proc = run("tools", "--toolset", "editor", "--root", str(tmp_path), "--option", "bogus=1")
+    assert proc.returncode == 2
+    assert "rejected its options" in proc.stderr
 
 
 def test_console_script_is_installed():

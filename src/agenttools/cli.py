@@ -25,6 +25,13 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--toolset", required=True, metavar="NAME",
                         help="built-in toolset (gemini, editor, content, assistant, coder) or 'module:attribute'")
     parser.add_argument("--root", metavar="DIR", help="the directory the toolset works in (its 'root' option)")
+    parser.add_argument("--allow-dir", action="append", metavar="DIR", dest="allow_dirs",
+                        help="an allowed directory (repeatable; the toolset's 'allow_dirs' option)")
+    parser.add_argument("--deny-dir", action="append", metavar="GLOB", dest="deny_dirs",
+                        help="a denied path glob such as '**/.env' (repeatable; 'deny_dirs')")
+    parser.add_argument("--max-file-size", metavar="SIZE", help="largest file to read or write, e.g. 10MB")
+    parser.add_argument("--option", action="append", metavar="KEY=VALUE", default=[],
+                        help="any other toolset option; VALUE is parsed as JSON when it can be (repeatable)")
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -55,6 +62,8 @@ def _build_parser() -> argparse.ArgumentParser:
                            description="Serve the toolset as an MCP server.")
     _common(serve)
     serve.add_argument("--transport", choices=("stdio", "http"), default="stdio", help="MCP transport")
+    serve.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000)")
     return parser
 
 
@@ -64,11 +73,29 @@ def _version() -> str:
     return __version__
 
 
+def _options(args: argparse.Namespace) -> dict[str, Any]:
+    from agenttools.errors import ConfigError
+
+    options: dict[str, Any] = {}
+    for item in args.option:
+        key, sep, raw = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"--option takes KEY=VALUE, got {item!r}")
+        try:
+            options[key.strip()] = json.loads(raw)
+        except ValueError:
+            options[key.strip()] = raw
+    for key in ("root", "allow_dirs", "deny_dirs", "max_file_size"):
+        value = getattr(args, key)
+        if value is not None:
+            options[key] = value
+    return options
+
+
 def _registry(args: argparse.Namespace) -> Any:
     from agenttools.toolsets import toolset
 
-    options = {} if args.root is None else {"root": args.root}
-    return toolset(args.toolset, **options)
+    return toolset(args.toolset, **_options(args))
 
 
 def _usage(message: str) -> int:
@@ -88,7 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AgentToolsError as exc:
         return _usage(str(exc))
     if args.command == "tools":
-        with warnings.catch_warnings(record=True) as caught:
+        with warnings.catch_warnings(record=True) as caught, registry:
             warnings.simplefilter("always")
             definitions = registry.definitions(args.format, strict=args.strict)
         for warning in caught:
@@ -99,11 +126,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.tool not in registry:
             return _usage(f"toolset {args.toolset!r} has no tool {args.tool!r}; tools: {', '.join(registry.names())}")
         raw = sys.stdin.read() if args.arguments == "-" else args.arguments
-        out = registry.call(args.tool, raw)
+        with registry:
+            out = registry.call(args.tool, raw)
         print(out.text)
         return EXIT_TOOL_ERROR if out.is_error else EXIT_OK
-    print("agenttools: serve: the MCP server is not available yet in this version", file=sys.stderr)
-    return EXIT_TOOL_ERROR
+    registry.close()
+    try:
+        from agenttools.integrations.mcp_server import serve
+    except ImportError as exc:
+        return _usage(str(exc))
+    from agenttools.toolsets import toolset
+
+    options = _options(args)
+    serve(lambda: toolset(args.toolset, **options), transport=args.transport, host=args.host, port=args.port)
+    return EXIT_OK
 
 
 if __name__ == "__main__":  # pragma: no cover

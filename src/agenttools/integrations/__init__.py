@@ -1,0 +1,3 @@
+"""Integrations with other ecosystems (optional extras, imported only when used): the MCP server."""
+
+__all__: list[str] = []

@@ -1,0 +1,149 @@
+"""The MCP server end to end, with the official client: over stdio and over streamable HTTP on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(20)
+
+
+@pytest.fixture
+def project(tmp_path) -> Path:
+    root = tmp_path / "proj"
+    for name in ("one", "two"):
+        (root / name).mkdir(parents=True)
+    (root / "a.txt").write_text("hello\n")
+    (root / "img.png").write_bytes(PNG)
+    return root
+
+
+def _server_command(project: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "agenttools", "serve", "--toolset", "editor", "--root", str(project), *extra]
+
+
+async def _exercise(session: ClientSession, project: Path) -> None:
+    await session.initialize()
+    listed = await session.list_tools()
+    assert [t.name for t in listed.tools] == ["view", "str_replace", "create_file", "bash", "task_output"]
+    view = listed.tools[0]
+    assert view.input_schema["required"] == ["path"]
+    assert view.annotations is not None
+    assert view.annotations.read_only_hint is True
+    text = await session.call_tool("view", {"path": "a.txt"})
+    assert text.is_error is False
+    assert [c.text for c in text.content] == ["1\thello\n"]
+    image = await session.call_tool("view", {"path": "img.png"})
+    assert image.content[0].type == "image"
+    assert image.content[0].mime_type == "image/png"
+    assert base64.b64decode(image.content[0].data) == PNG
+    missing = await session.call_tool("view", {"path": "missing.txt"})
+    assert missing.is_error is True
+    assert missing.content[0].text == f"[PATH_NOT_FOUND] path not found: {project}/missing.txt"
+    bad = await session.call_tool("view", {"path": 3})
+    assert bad.is_error is True
+    assert bad.content[0].text == "[INVALID_INPUT] argument 'path' must be string, got integer"
+
+
+def test_stdio(project):
+    async def main() -> None:
+        params = StdioServerParameters(command=_server_command(project)[0], args=_server_command(project)[1:])
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await _exercise(session, project)
+
+    asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def http_server(project):
+    port = _free_port()
+    proc = subprocess.Popen(_server_command(project, "--transport", "http", "--port", str(port)),
+                            stdin=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            if time.monotonic() > deadline or proc.poll() is not None:
+                proc.kill()
+                raise RuntimeError("the MCP HTTP server did not start") from None
+            time.sleep(0.1)
+    yield f"http://127.0.0.1:{port}/mcp"
+    proc.terminate()
+    proc.wait(10)
+
+
+def test_http_tools(http_server, project):
+    async def main() -> None:
+        async with streamable_http_client(http_server) as streams, ClientSession(streams[0], streams[1]) as session:
+            await _exercise(session, project)
+
+    asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_http_binds_loopback_only(http_server):
+    port = int(http_server.rsplit(":", 1)[1].split("/")[0])
+    with socket.socket() as probe:
+        probe.settimeout(0.5)
+        addresses = {info[4][0] for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)}
+        outside = next((a for a in addresses if not a.startswith("127.")), None)
+        if outside is None:
+            return  # no non-loopback address on this machine: nothing else to check
+        assert probe.connect_ex((outside, port)) != 0
+
+
+def test_http_sessions_are_independent_and_cleaned_up(http_server, project):
+    async def client(directory: str) -> tuple[str, int]:
+        async with streamable_http_client(http_server) as streams, ClientSession(streams[0], streams[1]) as session:
+            await session.initialize()
+            await session.call_tool("bash", {"command": f"cd {directory}"})
+            await asyncio.sleep(0.1)
+            pwd = await session.call_tool("bash", {"command": "pwd"})
+            started = await session.call_tool("bash", {"command": f"echo $$ > {project}/{directory}.pid; sleep 60",
+                                                       "run_in_background": True})
+            assert started.content[0].text.startswith("task_id: ")
+            for _ in range(100):
+                if (project / f"{directory}.pid").exists():
+                    break
+                await asyncio.sleep(0.05)
+            return pwd.content[0].text, int((project / f"{directory}.pid").read_text())
+
+    async def main() -> list[tuple[str, int]]:
+        return list(await asyncio.gather(client("one"), client("two")))
+
+    results = asyncio.run(asyncio.wait_for(main(), 60))
+    assert [text for text, _ in results] == [f"exit_code: 0\n\nstdout:\n{project}/one\n",
+                                             f"exit_code: 0\n\nstdout:\n{project}/two\n"]
+    deadline = time.monotonic() + 15
+    alive = [pid for _, pid in results]
+    while alive and time.monotonic() < deadline:
+        alive = [pid for pid in alive if _alive(pid)]
+        time.sleep(0.1)
+    assert alive == [], "background tasks outlived their MCP session"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as handle:
+        return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
