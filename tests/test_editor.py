@@ -376,3 +376,28 @@ def test_background_timeout(root):
         time.sleep(1.0)
         assert call(reg, "task_output", task_id=task).text == (
             "status: completed (killed by background task timeout)\nexit_code: -1\n")
+
+
+def test_background_tasks_die_with_the_interpreter(root):
+    import subprocess
+    import sys
+
+    script = (
+        "import agenttools, time\n"
+        f"reg = agenttools.toolset('editor', root={str(root)!r})\n"
+        "reg.call('bash', {'command': 'echo $$ > orphan.pid; sleep 60', 'run_in_background': True})\n"
+        "for _ in range(100):\n"
+        "    time.sleep(0.05)\n"
+        f"    if __import__('os').path.exists({str(root / 'orphan.pid')!r}): break\n"
+    )
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=60)
+    pid = int((root / "orphan.pid").read_text())
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)

@@ -33,26 +33,31 @@ def _server_command(project: Path, *extra: str) -> list[str]:
     return [sys.executable, "-m", "agenttools", "serve", "--toolset", "editor", "--root", str(project), *extra]
 
 
+def _get(obj, snake: str, camel: str):
+    """Field access that works with mcp 2.x (snake_case) and 1.x (camelCase) models."""
+    return getattr(obj, snake) if hasattr(obj, snake) else getattr(obj, camel)
+
+
 async def _exercise(session: ClientSession, project: Path) -> None:
     await session.initialize()
     listed = await session.list_tools()
     assert [t.name for t in listed.tools] == ["view", "str_replace", "create_file", "bash", "task_output"]
     view = listed.tools[0]
-    assert view.input_schema["required"] == ["path"]
+    assert _get(view, "input_schema", "inputSchema")["required"] == ["path"]
     assert view.annotations is not None
-    assert view.annotations.read_only_hint is True
+    assert _get(view.annotations, "read_only_hint", "readOnlyHint") is True
     text = await session.call_tool("view", {"path": "a.txt"})
-    assert text.is_error is False
+    assert _get(text, "is_error", "isError") is False
     assert [c.text for c in text.content] == ["1\thello\n"]
     image = await session.call_tool("view", {"path": "img.png"})
     assert image.content[0].type == "image"
-    assert image.content[0].mime_type == "image/png"
+    assert _get(image.content[0], "mime_type", "mimeType") == "image/png"
     assert base64.b64decode(image.content[0].data) == PNG
     missing = await session.call_tool("view", {"path": "missing.txt"})
-    assert missing.is_error is True
+    assert _get(missing, "is_error", "isError") is True
     assert missing.content[0].text == f"[PATH_NOT_FOUND] path not found: {project}/missing.txt"
     bad = await session.call_tool("view", {"path": 3})
-    assert bad.is_error is True
+    assert _get(bad, "is_error", "isError") is True
     assert bad.content[0].text == "[INVALID_INPUT] argument 'path' must be string, got integer"
 
 
