@@ -13,9 +13,9 @@ from agenttools import ConfigError, toolset
 from agenttools import toolsets as toolsets_module
 
 PINNED = [
-    "AccessDeniedError", "AgentToolsError", "AlreadyExistsError", "ArgumentsError", "ConfigError", "ContentBlock", "DataBlock", "DeniedPathError", "EditError", "EncodingError",
-    "ErrorRenderer", "FileTooLargeError", "ImageBlock", "IsDirectoryError", "MatchCountError", "NoMatchError", "NotDirectoryError", "NotFoundError",
-    "OutsideWorkspaceError", "PathError", "PatternError", "ProcessLimitError", "Registry", "SpecialFileError", "TextBlock", "Tool",
+    "AccessDeniedError", "AgentToolsError", "AlreadyExistsError", "ArgumentsError", "ChannelNotFoundError", "ConfigError", "ContentBlock", "DataBlock", "DeniedPathError", "EditError", "EncodingError",
+    "ErrorRenderer", "FileTooLargeError", "ImageBlock", "IsDirectoryError", "MatchCountError", "NoChangeError", "NoMatchError", "NotDirectoryError", "NotFoundError",
+    "OutsideWorkspaceError", "PathError", "PatternError", "ProcessLimitError", "Registry", "SendError", "SpecialFileError", "TextBlock", "Tool",
     "ToolDefinitionError", "ToolInputError", "ToolOutput", "ToolTimeoutError", "UnknownProcessError", "UnknownToolError",
     "ValidationIssue", "Workspace", "toolset",
 ]

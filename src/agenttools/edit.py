@@ -15,15 +15,17 @@ import attrs
 from agenttools._text import TextFormat, atomic_write, decode, encode
 from agenttools.errors import (
     AlreadyExistsError,
+    EditError,
     IsDirectoryError,
     MatchCountError,
+    NoChangeError,
     NoMatchError,
     NotFoundError,
     SpecialFileError,
 )
 from agenttools.workspace import Workspace, _file_kind
 
-__all__ = ["EditResult", "count_occurrences", "replace_text"]
+__all__ = ["EditResult", "count_occurrences", "replace_lines", "replace_text"]
 
 
 @attrs.frozen(kw_only=True)
@@ -68,6 +70,8 @@ def replace_text(
     *,
     expected: int | None = 1,
     create: bool = True,
+    first_only: bool = False,
+    allow_noop: bool = True,
 ) -> EditResult:
     """Replace every occurrence of ``old`` with ``new`` in a file, checking how many there are first.
 
@@ -78,6 +82,8 @@ def replace_text(
         new: The replacement, inserted literally.
         expected: The number of occurrences required; None accepts any number above zero.
         create: Allow an empty ``old`` to create a missing file (parent directories included).
+        first_only: Replace only the first occurrence (with ``expected=None``: any count above zero).
+        allow_noop: When False, an edit that would leave the file unchanged raises :class:`NoChangeError`.
 
     Raises:
         NotFoundError: The file is missing and ``old`` is not empty.
@@ -121,5 +127,53 @@ def replace_text(
     if expected is not None and found != expected:
         raise MatchCountError(path=text_path, expected=expected, found=found, lines=_start_lines(text, needle))
     lines = _start_lines(text, needle)
-    atomic_write(text_path, encode(text.replace(needle, replacement), fmt, path=text_path))
-    return EditResult(path=real, occurrences=found, created=False, lines=lines, format=fmt)
+    count = 1 if first_only else found
+    updated = text.replace(needle, replacement, count)
+    if not allow_noop and updated == text:
+        raise NoChangeError(path=text_path)
+    atomic_write(text_path, encode(updated, fmt, path=text_path))
+    return EditResult(path=real, occurrences=count, created=False, lines=lines[:count], format=fmt)
+
+
+def _open_for_edit(ws: Workspace, path: str | os.PathLike[str]) -> tuple[Path, str, TextFormat]:
+    real = ws.resolve(path, expect="file")
+    with open(real, "rb") as handle:
+        text, fmt = decode(handle.read(), path=str(real))
+    return real, text, fmt
+
+
+def replace_lines(
+    ws: Workspace,
+    path: str | os.PathLike[str],
+    start: int,
+    end: int,
+    new: str,
+    *,
+    allow_noop: bool = True,
+) -> EditResult:
+    """Replace lines ``start``..``end`` (1-based, inclusive) with ``new``'s lines.
+
+    Lines are the file split on ``\\n`` (a final newline makes a last, empty line). In a file whose every line
+    ending is CRLF, ``new`` is written with CRLF too.
+
+    Raises:
+        EditError: ``end < start``, or the range is outside the file (``line range out of bounds``).
+        NoChangeError: The result equals the original and ``allow_noop`` is False.
+        NotFoundError, IsDirectoryError, EncodingError, OutsideWorkspaceError, DeniedPathError: As for reads.
+    """
+    real, text, fmt = _open_for_edit(ws, path)
+    crlf = "\r\n" in text and text.count("\n") == text.count("\r\n")
+    view = text.replace("\r\n", "\n") if crlf else text
+    if end < start:
+        raise EditError("end_line must be >= start_line", path=str(real))
+    lines = view.split("\n")
+    if start < 1 or start > len(lines) or end > len(lines):
+        raise EditError("line range out of bounds", path=str(real))
+    inserted = new.replace("\r\n", "\n") if crlf else new
+    updated = "\n".join(lines[: start - 1] + inserted.split("\n") + lines[end:])
+    if crlf:
+        updated = updated.replace("\n", "\r\n")
+    if not allow_noop and updated == text:
+        raise NoChangeError(path=str(real))
+    atomic_write(str(real), encode(updated, fmt, path=str(real)))
+    return EditResult(path=real, occurrences=1, created=False, lines=(start,), format=fmt)

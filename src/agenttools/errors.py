@@ -27,10 +27,13 @@ The tree::
     ├── AlreadyExistsError (FileExistsError) already_exists  refusing to create over an existing file
     ├── EditError (ValueError)           edit_failed     an edit could not be applied as asked
     │   ├── NoMatchError                 no_match        the text to replace is not in the file
-    │   └── MatchCountError              match_count     it occurs a different number of times than expected
+    │   ├── MatchCountError              match_count     it occurs a different number of times than expected
+    │   └── NoChangeError                no_change       the edit would leave the file as it is
     ├── ToolTimeoutError (TimeoutError)  timeout
     ├── UnknownProcessError (LookupError) unknown_process  no background process with that id
-    └── ProcessLimitError                process_limit   too many background processes held
+    ├── ProcessLimitError                process_limit   too many background processes held
+    ├── ChannelNotFoundError (LookupError) channel_not_found  no message channel with that id
+    └── SendError                        send_failed     a channel failed to deliver a message
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ __all__ = [
     "AgentToolsError",
     "AlreadyExistsError",
     "ArgumentsError",
+    "ChannelNotFoundError",
     "ConfigError",
     "DeniedPathError",
     "EditError",
@@ -53,6 +57,7 @@ __all__ = [
     "FileTooLargeError",
     "IsDirectoryError",
     "MatchCountError",
+    "NoChangeError",
     "NoMatchError",
     "NotDirectoryError",
     "NotFoundError",
@@ -60,6 +65,7 @@ __all__ = [
     "PathError",
     "PatternError",
     "ProcessLimitError",
+    "SendError",
     "SpecialFileError",
     "ToolDefinitionError",
     "ToolInputError",
@@ -391,6 +397,19 @@ class MatchCountError(EditError):
         super().__init__(f"expected {expected} occurrence(s) in {path} but found {found}{where}", path=path)
 
 
+class NoChangeError(EditError):
+    """The edit would leave the file exactly as it is (nothing was written).
+
+    Attributes:
+        path: The file concerned.
+    """
+
+    code = "no_change"
+
+    def __init__(self, *, path: str) -> None:
+        super().__init__("edit made no changes", path=path)
+
+
 class ToolTimeoutError(AgentToolsError, TimeoutError):
     """An operation ran past its time limit and was stopped.
 
@@ -433,3 +452,31 @@ class ProcessLimitError(AgentToolsError):
     def __init__(self, message: str, *, limit: int) -> None:
         self.limit = limit
         super().__init__(message)
+
+
+class ChannelNotFoundError(AgentToolsError, LookupError):
+    """No channel has that id.
+
+    Attributes:
+        channel_id: The id asked for.
+    """
+
+    code = "channel_not_found"
+
+    def __init__(self, channel_id: str) -> None:
+        self.channel_id = channel_id
+        super().__init__(f"channel not found: {channel_id}")
+
+
+class SendError(AgentToolsError):
+    """The channel failed to deliver the message.
+
+    Attributes:
+        channel_id: The channel used.
+    """
+
+    code = "send_failed"
+
+    def __init__(self, channel_id: str, reason: str) -> None:
+        self.channel_id = channel_id
+        super().__init__(f"failed to send message: {reason}")

@@ -7,6 +7,8 @@ garbage-collected, or the interpreter exits.
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import os
 import secrets
 import subprocess
@@ -19,9 +21,9 @@ from pathlib import Path
 import attrs
 
 from agenttools.errors import ProcessLimitError, UnknownProcessError
-from agenttools.shell import DEFAULT_MAX_OUTPUT, _Capped, kill_group
+from agenttools.shell import DEFAULT_MAX_OUTPUT, _Capped, kill_group, non_interactive_env, strip_ansi
 
-__all__ = ["ProcessStatus", "ProcessTable"]
+__all__ = ["ProcessManager", "ProcessStatus", "ProcessTable"]
 
 
 @attrs.frozen(kw_only=True)
@@ -56,15 +58,37 @@ class ProcessStatus:
     """Whether :meth:`ProcessTable.kill` or ``close`` ended it."""
 
 
+class _Tail:
+    """Keeps the last ``limit`` bytes of a stream (a ring buffer)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = max(limit, 1)
+        self.data = bytearray()
+        self.dropped = 0
+
+    def add(self, data: bytes) -> None:
+        self.data += data
+        excess = len(self.data) - self.limit
+        if excess > 0:
+            del self.data[:excess]
+            self.dropped += excess
+
+    def text(self) -> tuple[str, bool]:
+        return strip_ansi(self.data.decode("utf-8", errors="replace")), bool(self.dropped)
+
+    def tail(self, count: int) -> bytes:
+        return bytes(self.data[-count:]) if count > 0 else b""
+
+
 class _Process:
     def __init__(self, pid_id: str, command: str, cwd: Path, proc: subprocess.Popen[bytes], max_output: int,
-                 timeout: float | None) -> None:
+                 timeout: float | None, ring: bool) -> None:
         self.id = pid_id
         self.command = command
         self.cwd = cwd
         self.proc = proc
-        self.out = _Capped(max_output)
-        self.err = _Capped(max_output)
+        self.out: _Capped | _Tail = _Tail(max_output) if ring else _Capped(max_output)
+        self.err: _Capped | _Tail = _Tail(max_output) if ring else _Capped(max_output)
         self.lock = threading.Lock()
         self.started = time.time()
         self.finished: float | None = None
@@ -74,7 +98,7 @@ class _Process:
         self.readers = [self._reader(proc.stdout, self.out), self._reader(proc.stderr, self.err)]
         threading.Thread(target=self._watch, args=(timeout,), name=f"agenttools-{pid_id}", daemon=True).start()
 
-    def _reader(self, stream: object, sink: _Capped) -> threading.Thread:
+    def _reader(self, stream: object, sink: _Capped | _Tail) -> threading.Thread:
         def pump() -> None:
             fd = stream.fileno()  # type: ignore[attr-defined]
             try:
@@ -130,18 +154,25 @@ class ProcessTable:
 
     Args:
         max_processes: The most records held at once (running, and finished but not yet removed).
-        max_output: Bytes kept per stream per process (head and tail; the middle is elided).
+        max_running: The most processes running at once (None: only ``max_processes`` applies).
+        max_output: Bytes kept per stream per process.
+        ring: Keep the *last* ``max_output`` bytes of each stream (True), or its head and tail (False).
         timeout: Seconds before a process's group is killed (None: never).
+        expire_after: Seconds after which finished records are forgotten (None: kept until removed).
         id_factory: Makes ids; default: 16 random hex characters.
         env: Extra environment variables for every process.
     """
 
-    def __init__(self, *, max_processes: int = 16, max_output: int = DEFAULT_MAX_OUTPUT,
-                 timeout: float | None = None, id_factory: Callable[[], str] | None = None,
+    def __init__(self, *, max_processes: int = 16, max_running: int | None = None,
+                 max_output: int = DEFAULT_MAX_OUTPUT, ring: bool = False, timeout: float | None = None,
+                 expire_after: float | None = None, id_factory: Callable[[], str] | None = None,
                  env: Mapping[str, str] | None = None) -> None:
         self.max_processes = max_processes
+        self.max_running = max_running
         self.max_output = max_output
+        self.ring = ring
         self.timeout = timeout
+        self.expire_after = expire_after
         self._ids = id_factory or (lambda: secrets.token_hex(8))
         self._env = dict(env or {})
         self._processes: dict[str, _Process] = {}
@@ -171,24 +202,68 @@ class ProcessTable:
             ProcessLimitError: The table is closed or already holds ``max_processes`` records.
             OSError: The shell could not be started.
         """
+        self._expire()
         with self._lock:
             if self._closed:
                 raise ProcessLimitError("the process table is closed", limit=self.max_processes)
             if len(self._processes) >= self.max_processes:
                 raise ProcessLimitError(f"maximum concurrent background process limit ({self.max_processes}) "
                                         "reached", limit=self.max_processes)
-            env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "PAGER": "cat", "GIT_PAGER": "cat", **self._env}
+            running = self.running_count()
+            if self.max_running is not None and running >= self.max_running:
+                raise ProcessLimitError(f"too many active processes ({running}/{self.max_running})",
+                                        limit=self.max_running)
+            env = {**non_interactive_env(), **self._env}
             proc = subprocess.Popen([shell, "-c", command], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
             process_id = self._ids()
             while process_id in self._processes:
                 process_id = self._ids()
-            record = _Process(process_id, command, Path(cwd), proc, self.max_output, self.timeout)
+            record = _Process(process_id, command, Path(cwd), proc, self.max_output, self.timeout, self.ring)
             self._processes[process_id] = record
             self._pgids.add(proc.pid)
         return record.status()
 
+    def running_count(self) -> int:
+        """How many held processes are still running."""
+        return sum(1 for record in list(self._processes.values()) if not record.done.is_set())
+
+    def _expire(self) -> None:
+        if self.expire_after is None:
+            return
+        cutoff = time.time() - self.expire_after
+        with self._lock:
+            for key, record in list(self._processes.items()):
+                if record.finished is not None and record.finished < cutoff:
+                    del self._processes[key]
+                    self._pgids.discard(record.proc.pid)
+
+    def tail(self, process_id: str, count: int) -> tuple[bytes, bytes]:
+        """The last ``count`` bytes of stdout and of stderr (cut without regard to UTF-8 boundaries).
+
+        Raises:
+            UnknownProcessError: No such id.
+        """
+        record = self._get(process_id)
+        with record.lock:
+            if isinstance(record.out, _Tail) and isinstance(record.err, _Tail):
+                return record.out.tail(count), record.err.tail(count)
+            out, _ = record.out.text()
+            err, _ = record.err.text()
+        return out.encode()[-count:] if count > 0 else b"", err.encode()[-count:] if count > 0 else b""
+
+    def signal(self, process_id: str, signum: int) -> bool:
+        """Send ``signum`` to the process's whole group without waiting; whether it was still running."""
+        record = self._get(process_id)
+        if record.done.is_set():
+            return False
+        record.killed = True
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(record.proc.pid, signum)
+        return True
+
     def _get(self, process_id: str) -> _Process:
+        self._expire()
         try:
             return self._processes[process_id]
         except KeyError:
@@ -241,3 +316,19 @@ class ProcessTable:
         for record in running:
             record.done.wait(5)
         self._pgids.clear()
+
+
+class ProcessManager(ProcessTable):
+    """A :class:`ProcessTable` with the assistant toolset's conventions, usable on its own.
+
+    Ids are ``proc-1``, ``proc-2``, ...; at most ``max_running`` (16) processes run at once; each stream keeps its
+    last ``max_output`` bytes (1 MiB); finished records are forgotten after ``expire_after`` seconds (30 minutes);
+    closing the manager (or interpreter exit) kills every process group it started.
+    """
+
+    def __init__(self, *, max_running: int = 16, max_output: int = 1024 * 1024, expire_after: float = 1800.0,
+                 timeout: float | None = None, env: Mapping[str, str] | None = None) -> None:
+        counter = itertools.count(1)
+        super().__init__(max_processes=1_000_000, max_running=max_running, max_output=max_output, ring=True,
+                         timeout=timeout, expire_after=expire_after, id_factory=lambda: f"proc-{next(counter)}",
+                         env=env)

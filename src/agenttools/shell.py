@@ -19,7 +19,8 @@ from pathlib import Path
 
 import attrs
 
-__all__ = ["DEFAULT_MAX_OUTPUT", "DEFAULT_TIMEOUT", "ShellResult", "run_shell", "strip_ansi"]
+__all__ = ["DEFAULT_MAX_OUTPUT", "DEFAULT_TIMEOUT", "ShellResult", "kill_group", "non_interactive_env", "run_command",
+           "run_shell", "strip_ansi"]
 
 DEFAULT_TIMEOUT = 600.0
 """Seconds before a command's process group is killed."""
@@ -201,12 +202,35 @@ def run_shell(
         env: Environment (default: this process's), to which the non-interactive variables are added.
         shell: The shell executable.
     """
+    return run_command([shell, "-c", command], cwd=cwd, timeout=timeout, max_output=max_output, env=env,
+                       display=command)
+
+
+def non_interactive_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """``env`` (default: this process's) plus the variables that stop tools from waiting for a human."""
+    return {**(os.environ if env is None else env), "GIT_TERMINAL_PROMPT": "0", "PAGER": "cat", "GIT_PAGER": "cat"}
+
+
+def run_command(
+    argv: list[str],
+    *,
+    cwd: str | os.PathLike[str],
+    timeout: float | None = DEFAULT_TIMEOUT,
+    max_output: int = DEFAULT_MAX_OUTPUT,
+    env: Mapping[str, str] | None = None,
+    display: str | None = None,
+) -> ShellResult:
+    """Run ``argv`` directly (no shell) as the leader of a new process group; the same rules as :func:`run_shell`.
+
+    A program that cannot be started gives a result with ``error`` set (``FileNotFoundError: ...``), not an
+    exception. ``display`` is the ``command`` reported (default: ``argv`` joined with spaces).
+    """
     started = time.monotonic()
-    environment = {**(os.environ if env is None else env), "GIT_TERMINAL_PROMPT": "0", "PAGER": "cat",
-                   "GIT_PAGER": "cat"}
+    environment = non_interactive_env(env)
     where = Path(cwd)
+    command = display if display is not None else " ".join(argv)
     try:
-        proc = subprocess.Popen([shell, "-c", command], cwd=cwd, env=environment, stdin=subprocess.DEVNULL,
+        proc = subprocess.Popen(argv, cwd=cwd, env=environment, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     except OSError as exc:
         return ShellResult(command=command, cwd=where, stdout="", stderr="", exit_code=None, signal=None, pgid=None,

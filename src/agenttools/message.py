@@ -1,0 +1,92 @@
+"""The message family: send a text to a chat on a channel (Telegram bot, Slack webhook, your own callable).
+
+A channel is anything with ``send(chat_id, content)``, or a plain callable ``(chat_id, content) -> None``.
+:class:`WebhookChannel` is built in: it POSTs ``{"chat_id": ..., "content": ...}`` as JSON to a URL. Channels are
+given to whoever sends (a toolset's ``channels={...}``); there is no global registry.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Mapping
+from typing import Protocol, runtime_checkable
+
+import attrs
+
+from agenttools.errors import ChannelNotFoundError, SendError
+
+__all__ = ["Channel", "ChannelNotFoundError", "SendError", "SentMessage", "WebhookChannel", "send_message"]
+
+
+@runtime_checkable
+class Channel(Protocol):
+    """Something messages can be sent through."""
+
+    def send(self, chat_id: str, content: str) -> None:
+        """Deliver ``content`` to ``chat_id``; raise on failure."""
+
+
+@attrs.frozen(kw_only=True)
+class SentMessage:
+    """A message that was delivered."""
+
+    channel_id: str
+    """The channel it went through."""
+    chat_id: str
+    """The chat it went to."""
+    content: str
+    """What was sent."""
+
+
+@attrs.frozen(kw_only=True)
+class WebhookChannel:
+    """POSTs ``{"chat_id": ..., "content": ...}`` (UTF-8 JSON) to ``url``; any non-2xx answer is a failure."""
+
+    url: str
+    """Where to POST (http or https)."""
+    headers: Mapping[str, str] = attrs.field(factory=dict)
+    """Extra request headers (an ``Authorization`` token, ...)."""
+    timeout: float = 10.0
+    """Seconds before the request is abandoned."""
+
+    def send(self, chat_id: str, content: str) -> None:
+        """POST the message.
+
+        Raises:
+            OSError: The request failed or the server answered with an error status.
+        """
+        if not self.url.startswith(("http://", "https://")):
+            raise OSError(f"webhook URL must be http or https: {self.url}")
+        body = json.dumps({"chat_id": chat_id, "content": content}, ensure_ascii=False).encode("utf-8")
+        request = urllib.request.Request(self.url, data=body, method="POST",  # noqa: S310 - scheme checked above
+                                         headers={"Content-Type": "application/json", **self.headers})
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:  # noqa: S310
+                response.read()
+        except urllib.error.HTTPError as exc:
+            raise OSError(f"webhook answered {exc.code} {exc.reason}") from None
+
+
+ChannelLike = Channel | Callable[[str, str], object]
+
+
+def send_message(channels: Mapping[str, ChannelLike], channel_id: str, chat_id: str, content: str) -> SentMessage:
+    """Send ``content`` to ``chat_id`` through ``channels[channel_id]``.
+
+    Raises:
+        ChannelNotFoundError: No channel has that id.
+        SendError: The channel raised (its message is kept).
+    """
+    channel = channels.get(channel_id)
+    if channel is None:
+        raise ChannelNotFoundError(channel_id)
+    try:
+        if isinstance(channel, Channel):
+            channel.send(chat_id, content)
+        else:
+            channel(chat_id, content)
+    except Exception as exc:
+        raise SendError(channel_id, str(exc) or type(exc).__name__) from exc
+    return SentMessage(channel_id=channel_id, chat_id=chat_id, content=content)

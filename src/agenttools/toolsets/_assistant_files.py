@@ -1,0 +1,172 @@
+"""The assistant toolset's file tools: read, write, edit, list, delete, and the legacy ``file`` tool."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+from agenttools import edit, files
+from agenttools._text import decode
+from agenttools.errors import EditError, EncodingError, NoChangeError, NoMatchError
+from agenttools.toolsets._assistant_common import (
+    Fail,
+    State,
+    coerce_bool,
+    coerce_int,
+    dumps,
+    go_error,
+    go_mode,
+    guard,
+    text_arg,
+)
+
+
+def _read_bytes(lexical: str, real: str, state: State) -> bytes:
+    try:
+        st = os.stat(real)
+        if stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(21, "is a directory")
+        if not stat.S_ISREG(st.st_mode):
+            raise Fail(f"failed to read file: read {lexical}: not a regular file")
+        if st.st_size > state.workspace.max_file_size:
+            raise Fail(f"failed to read file: {lexical} is {st.st_size} bytes, exceeds maximum "
+                       f"{state.workspace.max_file_size} bytes")
+        with open(real, "rb") as handle:
+            return handle.read()
+    except IsADirectoryError as exc:
+        raise Fail(f"failed to read file: {go_error('read', lexical, exc)}") from None
+    except OSError as exc:
+        raise Fail(f"failed to read file: {go_error('open', lexical, exc)}") from None
+
+
+def read(state: State, args: dict[str, Any]) -> str:
+    given, lexical, real = guard(state, args.get("path"))
+    raw = _read_bytes(lexical, real, state)
+    try:
+        content = decode(raw, path=lexical)[0]
+    except EncodingError:
+        content = raw.decode("utf-8", errors="replace")
+    return dumps({"success": True, "path": given, "content": content, "size": len(raw)})
+
+
+def write(state: State, args: dict[str, Any]) -> str:
+    given, lexical, real = guard(state, args.get("path"))
+    content = text_arg(args, "content")
+    if content is None:
+        raise Fail("content is required")
+    try:
+        files.make_dirs(Path(real).parent, mode=0o755)
+    except OSError as exc:
+        raise Fail(f"failed to create parent directory: {go_error('mkdir', os.path.dirname(lexical), exc)}") from None
+    try:
+        result = files.write_file(state.workspace, real, content, create_parents=False, new_file_mode=0o644)
+    except IsADirectoryError as exc:
+        raise Fail(f"failed to write file: {go_error('open', lexical, exc)}") from None
+    except (EncodingError, OSError) as exc:
+        raise Fail(f"failed to write file: {exc}") from None
+    return dumps({"success": True, "path": given, "size": result.size})
+
+
+def edit_file(state: State, args: dict[str, Any]) -> str:
+    given, lexical, real = guard(state, args.get("path"))
+    new_text = text_arg(args, "new_text")
+    if new_text is None:
+        raise Fail("new_text is required")
+    old_text = text_arg(args, "old_text")
+    if not os.path.exists(real) or os.path.isdir(real):
+        _read_bytes(lexical, real, state)  # raises upstream's read error
+    try:
+        if old_text is not None:
+            if old_text == "":
+                raise Fail("old_text must not be empty when provided")
+            replace_all = coerce_bool(args.get("replace_all"), True)
+            result = edit.replace_text(state.workspace, real, old_text, new_text, expected=None, create=False,
+                                       first_only=not replace_all, allow_noop=False)
+        else:
+            start, end = coerce_int(args.get("start_line")), coerce_int(args.get("end_line"))
+            if start <= 0 or end <= 0:
+                raise Fail("either old_text or start_line/end_line is required")
+            result = edit.replace_lines(state.workspace, real, start, end, new_text, allow_noop=False)
+    except NoMatchError:
+        raise Fail("old_text not found in file") from None
+    except NoChangeError:
+        raise Fail("edit made no changes") from None
+    except EditError as exc:
+        raise Fail(str(exc)) from None
+    except (EncodingError, OSError) as exc:
+        raise Fail(f"failed to read file: {exc}") from None
+    return dumps({"success": True, "path": given, "changes": result.occurrences, "size": os.stat(real).st_size})
+
+
+def _entries(given: str, lexical: str, real: str, with_mtime: bool) -> list[dict[str, Any]]:
+    try:
+        if not os.path.isdir(real):
+            raise NotADirectoryError(20, "not a directory")
+        names = sorted(os.listdir(real))
+    except NotADirectoryError as exc:
+        raise Fail(f"failed to list directory: {go_error('readdirent', lexical, exc)}") from None
+    except OSError as exc:
+        raise Fail(f"failed to list directory: {go_error('open', lexical, exc)}") from None
+    entries = []
+    for name in names:
+        try:
+            st = os.lstat(os.path.join(real, name))
+        except OSError:
+            continue
+        entry: dict[str, Any] = {"name": name, "path": os.path.normpath(os.path.join(given, name)),
+                                 "type": "directory" if stat.S_ISDIR(st.st_mode) else "file",
+                                 "size": st.st_size, "mode": go_mode(st.st_mode)}
+        if with_mtime:
+            entry["mtime"] = int(st.st_mtime)
+        entries.append(entry)
+    return entries
+
+
+def list_dir(state: State, args: dict[str, Any]) -> str:
+    given, lexical, real = guard(state, args.get("path"))
+    entries = _entries(given, lexical, real, with_mtime=False)
+    return dumps({"success": True, "path": given, "files": entries, "count": len(entries)})
+
+
+def delete(state: State, args: dict[str, Any]) -> str:
+    given, lexical, real = guard(state, args.get("path"), follow_last=False)
+    try:
+        if os.path.isdir(real) and not os.path.islink(real):
+            os.rmdir(real)
+        else:
+            os.unlink(real)
+    except OSError as exc:
+        raise Fail(f"failed to delete file: {go_error('remove', lexical, exc)}") from None
+    return dumps({"success": True, "path": given})
+
+
+_OPERATIONS = ("read_file", "write_file", "list_dir", "delete_file")
+
+
+def file_tool(state: State, args: dict[str, Any]) -> str:
+    operation = text_arg(args, "operation")
+    operation = operation.strip().lower() if operation else ""
+    if not operation:
+        path = args.get("path")
+        if "content" in args:
+            operation = "write_file"
+        elif isinstance(path, str) and path.strip():
+            try:
+                operation = "list_dir" if os.path.isdir(guard(state, path)[2]) else "read_file"
+            except Fail:
+                operation = "read_file"
+        else:
+            raise Fail("operation not specified, use one of: " + ", ".join(_OPERATIONS))
+    if operation == "read_file":
+        return read(state, args)
+    if operation == "write_file":
+        return write(state, args)
+    if operation == "delete_file":
+        return delete(state, args)
+    if operation == "list_dir":
+        given, lexical, real = guard(state, args.get("path"))
+        entries = _entries(given, lexical, real, with_mtime=True)
+        return dumps({"success": True, "path": given, "files": entries or None, "count": len(entries)})
+    raise Fail(f"unknown operation: {operation}")
