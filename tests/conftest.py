@@ -31,3 +31,48 @@ def reg() -> agenttools.Registry:
     registry = agenttools.Registry()
     registry.tool(search_files)
     return registry
+
+
+def _marked_processes(marker: str) -> list[int]:
+    """Live (non-zombie) processes whose environment carries the marker, i.e. started by this test session."""
+    import os
+
+    needle = f"AGENTTOOLS_TEST_SESSION={marker}".encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as handle:
+                if needle not in handle.read().split(b"\0"):
+                    continue
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                if handle.read().rsplit(b")", 1)[1].split()[0] == b"Z":
+                    continue
+        except OSError:
+            continue
+        found.append(int(entry))
+    return found
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_process_left_behind():
+    """Every process the tests start inherits a marker; none may still run when the session ends."""
+    import contextlib
+    import os
+    import signal
+    import time
+    import uuid
+
+    marker = uuid.uuid4().hex
+    os.environ["AGENTTOOLS_TEST_SESSION"] = marker
+    yield
+    deadline = time.monotonic() + 10  # e.g. a `sleep 2 &` a test left to finish on its own
+    left = _marked_processes(marker)
+    while left and time.monotonic() < deadline:
+        time.sleep(0.1)
+        left = _marked_processes(marker)
+    for pid in left:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    assert left == [], f"processes started by the tests were still running: {left}"

@@ -66,6 +66,7 @@ class WebhookChannel:
             with urllib.request.urlopen(request, timeout=self.timeout) as response:  # noqa: S310
                 response.read()
         except urllib.error.HTTPError as exc:
+            exc.close()
             raise OSError(f"webhook answered {exc.code} {exc.reason}") from None
 
 

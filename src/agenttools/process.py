@@ -303,6 +303,7 @@ class ProcessTable:
 
     def list(self) -> tuple[ProcessStatus, ...]:
         """Every held process, oldest first."""
+        self._expire()
         return tuple(record.status() for record in list(self._processes.values()))
 
     def close(self) -> None:

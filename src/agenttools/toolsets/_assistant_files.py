@@ -102,6 +102,7 @@ def edit_file(state: State, args: dict[str, Any]) -> str:
 
 def _entries(given: str, lexical: str, real: str, with_mtime: bool) -> list[dict[str, Any]]:
     try:
+        os.stat(real)
         if not os.path.isdir(real):
             raise NotADirectoryError(20, "not a directory")
         names = sorted(os.listdir(real))
