@@ -42,6 +42,10 @@ class EditResult:
     """1-based line numbers where the replaced occurrences started, in the original file."""
     format: TextFormat
     """Encoding, BOM and newline style the file was written in."""
+    before: str | None = attrs.field(default=None, repr=False)
+    """The text before the edit, when asked for with ``keep_text=True`` (``""`` for a created file)."""
+    after: str | None = attrs.field(default=None, repr=False)
+    """The text after the edit, when asked for with ``keep_text=True``."""
 
 
 def count_occurrences(text: str, needle: str) -> int:
@@ -72,6 +76,7 @@ def replace_text(
     create: bool = True,
     first_only: bool = False,
     allow_noop: bool = True,
+    keep_text: bool = False,
 ) -> EditResult:
     """Replace every occurrence of ``old`` with ``new`` in a file, checking how many there are first.
 
@@ -84,6 +89,7 @@ def replace_text(
         create: Allow an empty ``old`` to create a missing file (parent directories included).
         first_only: Replace only the first occurrence (with ``expected=None``: any count above zero).
         allow_noop: When False, an edit that would leave the file unchanged raises :class:`NoChangeError`.
+        keep_text: Return the text before and after the edit in the result (for diffs).
 
     Raises:
         NotFoundError: The file is missing and ``old`` is not empty.
@@ -104,7 +110,8 @@ def replace_text(
             fmt = TextFormat(encoding="utf-8")
             real.parent.mkdir(parents=True, exist_ok=True)
             atomic_write(text_path, encode(new, fmt, path=text_path))
-            return EditResult(path=real, occurrences=0, created=True, lines=(), format=fmt)
+            return EditResult(path=real, occurrences=0, created=True, lines=(), format=fmt,
+                              before="" if keep_text else None, after=new if keep_text else None)
         raise NotFoundError(path=text_path)
     if stat.S_ISDIR(st.st_mode):
         raise IsDirectoryError(path=text_path)
@@ -132,7 +139,8 @@ def replace_text(
     if not allow_noop and updated == text:
         raise NoChangeError(path=text_path)
     atomic_write(text_path, encode(updated, fmt, path=text_path))
-    return EditResult(path=real, occurrences=count, created=False, lines=lines[:count], format=fmt)
+    return EditResult(path=real, occurrences=count, created=False, lines=lines[:count], format=fmt,
+                      before=text if keep_text else None, after=updated if keep_text else None)
 
 
 def _open_for_edit(ws: Workspace, path: str | os.PathLike[str]) -> tuple[Path, str, TextFormat]:

@@ -1,0 +1,170 @@
+"""``head`` and ``tail`` in Python, printing what GNU coreutils prints for the flags they support.
+
+Supported: ``-n N``/``-nN``/``--lines=N``, ``-c N``/``--bytes=N``, the ``-N`` shorthand, ``head -n -N`` (all but
+the last N), ``tail -n +N``/``-c +N`` (from line/byte N), ``-q``/``-v``, ``--``, several files with
+``==> name <==`` headers. Anything else (``-f`` above all: it would never return) is refused with a clear error.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+
+__all__ = ["CommandError", "head", "tail"]
+
+_BLOCK = 65536
+_NUMBER = re.compile(r"^([+-]?)(\d+)$")
+
+
+def _split(data: bytes) -> list[bytes]:
+    """Lines ending in ``\\n`` (kept), plus a final unterminated one; never split on ``\\r``."""
+    return re.findall(rb"[^\n]*\n|[^\n]+$", data)
+
+
+class CommandError(Exception):
+    """The command failed; the message is what it would print on stderr."""
+
+
+def _parse(prog: str, argv: list[str]) -> tuple[str, str, int, list[str], bool | None]:
+    """(unit 'n'|'c', sign '', '+' or '-', count, files, headers forced on/off or None)."""
+    unit, sign, count = "n", "", 10
+    headers: bool | None = None
+    files: list[str] = []
+    args = list(argv)
+    while args:
+        arg = args.pop(0)
+        if arg == "--":
+            files.extend(args)
+            break
+        if not arg.startswith("-") or arg == "-":
+            files.append(arg)
+            continue
+        value: str | None = None
+        if arg in ("-n", "-c", "--lines", "--bytes"):
+            if not args:
+                raise CommandError(f"{prog}: option requires an argument -- '{arg.lstrip('-')[0]}'")
+            value, unit = args.pop(0), arg.lstrip("-")[0]
+        elif arg.startswith(("--lines=", "--bytes=")):
+            unit, value = arg[2], arg.split("=", 1)[1]
+        elif re.match(r"^-[nc].+", arg):
+            unit, value = arg[1], arg[2:]
+        elif re.match(r"^-\d+$", arg):
+            unit, value = "n", arg[1:]
+        elif arg in ("-q", "--quiet", "--silent"):
+            headers = False
+            continue
+        elif arg in ("-v", "--verbose"):
+            headers = True
+            continue
+        else:
+            raise CommandError(f"{prog}: unsupported option '{arg}' (supported: -n N, -c N, -N, -q, -v"
+                               + (", -n +N, -c +N)" if prog == "tail" else ", -n -N, -c -N)"))
+        match = _NUMBER.match(value.strip())
+        if match is None:
+            kind = "lines" if unit == "n" else "bytes"
+            raise CommandError(f"{prog}: invalid number of {kind}: '{value}'")
+        sign, count = match.group(1), int(match.group(2))
+    return unit, sign, count, files, headers
+
+
+def _head_one(handle: object, unit: str, sign: str, count: int) -> bytes:
+    read: Callable[..., bytes] = handle.read  # type: ignore[attr-defined]
+    if unit == "c":
+        if sign == "-":
+            data = read()
+            return data[: max(0, len(data) - count)]
+        return read(count)
+    if sign == "-":
+        lines = _split(read())
+        return b"".join(lines[: max(0, len(lines) - count)])
+    readline: Callable[[], bytes] = handle.readline  # type: ignore[attr-defined]
+    out = []
+    for _ in range(count):
+        line = readline()
+        if not line:
+            break
+        out.append(line)
+    return b"".join(out)
+
+
+def _tail_one(path: str, unit: str, sign: str, count: int) -> bytes:
+    size = os.path.getsize(path)
+    with open(path, "rb") as handle:
+        if sign == "+":
+            if unit == "c":
+                handle.seek(max(0, count - 1))
+                return handle.read()
+            for _ in range(max(0, count - 1)):
+                if not handle.readline():
+                    return b""
+            return handle.read()
+        if unit == "c":
+            handle.seek(max(0, size - count))
+            return handle.read()
+        if count == 0:
+            return b""
+        data = b""
+        position = size
+        while position > 0:
+            step = min(_BLOCK, position)
+            position -= step
+            handle.seek(position)
+            data = handle.read(step) + data
+            newlines = data.count(b"\n") - (1 if data.endswith(b"\n") else 0)
+            if newlines >= count:
+                break
+        lines = _split(data)
+        return b"".join(lines[-count:])
+
+
+def _run(prog: str, argv: list[str], resolve: Callable[[str], str],
+         one: Callable[[str, str, str, int], bytes]) -> str:
+    unit, sign, count, files, headers = _parse(prog, argv)
+    if not files:
+        return ""  # stdin is /dev/null
+    show = headers if headers is not None else len(files) > 1
+    chunks: list[bytes] = []
+    errors: list[str] = []
+    for index, name in enumerate(files):
+        try:
+            real = resolve(name)
+            if os.path.isdir(real):
+                raise IsADirectoryError(21, "Is a directory")
+            if not os.path.isfile(real):
+                raise OSError(f"'{name}' is not a regular file")
+            body = one(real, unit, sign, count)
+        except PermissionError as exc:
+            errors.append(f"{prog}: {exc}" if "not allowed" in str(exc) else
+                          f"{prog}: cannot open '{name}' for reading: Permission denied")
+            continue
+        except IsADirectoryError:
+            errors.append(f"{prog}: error reading '{name}': Is a directory")
+            continue
+        except FileNotFoundError:
+            errors.append(f"{prog}: cannot open '{name}' for reading: No such file or directory")
+            continue
+        except OSError as exc:
+            errors.append(f"{prog}: {exc}")
+            continue
+        if show:
+            chunks.append(("\n" if index and chunks else "").encode() + f"==> {name} <==\n".encode())
+        chunks.append(body)
+    if errors:
+        raise CommandError("\n".join(errors) + "\n")
+    return b"".join(chunks).decode("utf-8", errors="replace")
+
+
+def head(argv: list[str], resolve: Callable[[str], str]) -> str:
+    """Run ``head`` on files that ``resolve`` maps to real paths (raising PermissionError when not allowed)."""
+
+    def one(path: str, unit: str, sign: str, count: int) -> bytes:
+        with open(path, "rb") as handle:
+            return _head_one(handle, unit, sign, count)
+
+    return _run("head", argv, resolve, one)
+
+
+def tail(argv: list[str], resolve: Callable[[str], str]) -> str:
+    """Run ``tail`` on files that ``resolve`` maps to real paths (raising PermissionError when not allowed)."""
+    return _run("tail", argv, resolve, _tail_one)

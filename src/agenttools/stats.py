@@ -1,0 +1,183 @@
+"""The stats family: count lines of code per language (blank, comment, code), cloc-style, in pure Python.
+
+Languages are recognised by file extension (and a few file names); each line is blank, comment (line comments,
+and every line a block comment touches when it holds nothing else) or code (a line with any code, trailing
+comments included). Version-control directories are skipped; ``exclude_dirs`` adds more names.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+import attrs
+
+__all__ = ["LanguageCount", "LineCount", "count_lines", "language_of"]
+
+_C = (("//",), (("/*", "*/"),))
+_HASH = (("#",), ())
+_LANGUAGES: dict[str, tuple[str, tuple[tuple[str, ...], tuple[tuple[str, str], ...]]]] = {}
+
+
+def _register(name: str, extensions: str, syntax: tuple[tuple[str, ...], tuple[tuple[str, str], ...]]) -> None:
+    for ext in extensions.split():
+        _LANGUAGES[ext] = (name, syntax)
+
+
+_register("Python", ".py .pyi .pyw", (("#",), (('"""', '"""'), ("'''", "'''"))))
+_register("C", ".c", _C)
+_register("C/C++ Header", ".h .hh .hpp .hxx", _C)
+_register("C++", ".cc .cpp .cxx .c++", _C)
+_register("C#", ".cs", _C)
+_register("Go", ".go", _C)
+_register("Rust", ".rs", _C)
+_register("Java", ".java", _C)
+_register("Kotlin", ".kt .kts", _C)
+_register("Swift", ".swift", _C)
+_register("Scala", ".scala", _C)
+_register("JavaScript", ".js .mjs .cjs .jsx", _C)
+_register("TypeScript", ".ts .tsx .mts .cts", _C)
+_register("CSS", ".css", ((), (("/*", "*/"),)))
+_register("SCSS", ".scss", _C)
+_register("PHP", ".php", (("//", "#"), (("/*", "*/"),)))
+_register("HTML", ".html .htm .xhtml", ((), (("<!--", "-->"),)))
+_register("XML", ".xml .xsd .xsl", ((), (("<!--", "-->"),)))
+_register("Markdown", ".md .markdown", ((), (("<!--", "-->"),)))
+_register("reStructuredText", ".rst", ((), ()))
+_register("JSON", ".json", ((), ()))
+_register("YAML", ".yaml .yml", _HASH)
+_register("TOML", ".toml", _HASH)
+_register("INI", ".ini .cfg", ((";", "#"), ()))
+_register("Bourne Shell", ".sh", _HASH)
+_register("Bourne Again Shell", ".bash", _HASH)
+_register("Ruby", ".rb", (("#",), (("=begin", "=end"),)))
+_register("Perl", ".pl .pm", _HASH)
+_register("Lua", ".lua", (("--",), (("--[[", "]]"),)))
+_register("SQL", ".sql", (("--",), (("/*", "*/"),)))
+_register("make", ".mk .mak", _HASH)
+_register("Dockerfile", ".dockerfile", _HASH)
+_NAMES = {"Makefile": "make", "makefile": "make", "GNUmakefile": "make", "Dockerfile": "Dockerfile"}
+_SYNTAX_BY_NAME = dict(_LANGUAGES.values())
+VCS_DIRS = frozenset({".git", ".svn", ".hg", ".bzr", "CVS"})
+
+
+@attrs.frozen(kw_only=True)
+class LanguageCount:
+    """Totals for one language."""
+
+    language: str
+    """The language's name (cloc's names)."""
+    files: int
+    """Files counted."""
+    blank: int
+    """Blank lines."""
+    comment: int
+    """Comment-only lines."""
+    code: int
+    """Lines with code."""
+
+
+@attrs.frozen(kw_only=True)
+class LineCount:
+    """What :func:`count_lines` found."""
+
+    languages: tuple[LanguageCount, ...]
+    """One entry per language, most code first (ties by name)."""
+    text_files: int
+    """Files seen."""
+    ignored: int
+    """Files seen but not counted (unknown language, unreadable, binary)."""
+
+    @property
+    def total(self) -> LanguageCount:
+        """The SUM row."""
+        return LanguageCount(language="SUM", files=sum(x.files for x in self.languages),
+                             blank=sum(x.blank for x in self.languages),
+                             comment=sum(x.comment for x in self.languages),
+                             code=sum(x.code for x in self.languages))
+
+
+def language_of(path: str) -> str | None:
+    """The language a file name implies, or None."""
+    name = os.path.basename(path)
+    if name in _NAMES:
+        return _NAMES[name]
+    entry = _LANGUAGES.get(os.path.splitext(name)[1].lower())
+    return entry[0] if entry else None
+
+
+def _classify(text: str, syntax: tuple[tuple[str, ...], tuple[tuple[str, str], ...]]) -> tuple[int, int, int]:
+    line_markers, blocks = syntax
+    blank = comment = code = 0
+    closing: str | None = None
+    for raw in text.split("\n"):
+        line = raw.strip()
+        if closing is not None:
+            end = line.find(closing)
+            if end == -1:
+                comment += 1
+                continue
+            rest = line[end + len(closing):].strip()
+            closing = None
+            if rest and not rest.startswith(line_markers or ("\0",)):
+                code += 1
+            else:
+                comment += 1
+            continue
+        if not line:
+            blank += 1
+            continue
+        if line_markers and line.startswith(line_markers):
+            comment += 1
+            continue
+        opened = next(((o, c) for o, c in blocks if line.startswith(o)), None)
+        if opened is None:
+            code += 1
+            continue
+        after = line[len(opened[0]):]
+        end = after.find(opened[1])
+        if end == -1:
+            closing = opened[1]
+            comment += 1
+        elif after[end + len(opened[1]):].strip():
+            code += 1
+        else:
+            comment += 1
+    if text.endswith("\n"):
+        blank -= 1  # the empty piece after the final newline is not a line
+    return blank, comment, code
+
+
+def count_lines(paths: Iterable[str], *, exclude_dirs: Iterable[str] = ()) -> LineCount:
+    """Count lines per language in the given files and directories (walked recursively, symlinks not followed)."""
+    skip = VCS_DIRS | set(exclude_dirs)
+    files: list[str] = []
+    for path in paths:
+        if os.path.isdir(path):
+            for directory, dirs, names in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if d not in skip)
+                files.extend(os.path.join(directory, n) for n in sorted(names)
+                             if not os.path.islink(os.path.join(directory, n)))
+        elif os.path.isfile(path):
+            files.append(path)
+    totals: dict[str, list[int]] = {}
+    ignored = 0
+    for path in dict.fromkeys(files):
+        language = language_of(path)
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except OSError:
+            data = None
+        if language is None or data is None or b"\x00" in data[:8192]:
+            ignored += 1
+            continue
+        blank, comment, code = _classify(data.decode("utf-8", errors="replace"), _SYNTAX_BY_NAME[language])
+        row = totals.setdefault(language, [0, 0, 0, 0])
+        row[0] += 1
+        row[1] += blank
+        row[2] += comment
+        row[3] += code
+    languages = sorted((LanguageCount(language=name, files=f, blank=b, comment=c, code=k)
+                        for name, (f, b, c, k) in totals.items()), key=lambda x: (-x.code, x.language))
+    return LineCount(languages=tuple(languages), text_files=len(files), ignored=ignored)

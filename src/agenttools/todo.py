@@ -1,0 +1,117 @@
+"""The todo family: a validated todo list owned by whoever creates it, optionally saved to a JSON file."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from agenttools._text import atomic_write
+from agenttools.errors import ToolInputError
+
+__all__ = ["PRIORITIES", "STATUSES", "TodoItem", "TodoList"]
+
+STATUSES = ("pending", "in_progress", "completed", "cancelled")
+"""Valid statuses, in the order error messages list them."""
+PRIORITIES = ("high", "medium", "low")
+"""Valid priorities."""
+
+
+@attrs.frozen(kw_only=True)
+class TodoItem:
+    """One todo."""
+
+    id: str
+    """Its id (``task-N`` when none was given)."""
+    content: str
+    """What to do."""
+    status: str
+    """pending, in_progress, completed or cancelled."""
+    priority: str
+    """high, medium or low."""
+
+    @property
+    def active(self) -> bool:
+        """Neither completed nor cancelled."""
+        return self.status not in ("completed", "cancelled")
+
+    def to_json(self) -> dict[str, str]:
+        """The item as upstream serialises it (``id, content, status, priority``)."""
+        return {"id": self.id, "content": self.content, "status": self.status, "priority": self.priority}
+
+
+def _field(item: Mapping[str, Any], name: str) -> Any:
+    """Go's case-insensitive struct-field matching for JSON keys (an exact match wins)."""
+    if name in item:
+        return item[name]
+    for key, value in item.items():
+        if isinstance(key, str) and key.lower() == name:
+            return value
+    return None
+
+
+class TodoList:
+    """A todo list: ``replace`` validates and stores a whole new list; ``items`` reads it.
+
+    Args:
+        path: A JSON file the list is saved to (``{"todos": [...]}``, 2-space indent) on every change, or a callable
+            returning that path (called on the first save, so nothing is created before it is needed); None keeps
+            the list in memory only.
+    """
+
+    def __init__(self, path: str | os.PathLike[str] | Callable[[], str | os.PathLike[str]] | None = None) -> None:
+        self._path = path
+        self._items: tuple[TodoItem, ...] = ()
+        self._ids = itertools.count(1)
+
+    @property
+    def items(self) -> tuple[TodoItem, ...]:
+        """The current list."""
+        return self._items
+
+    def replace(self, raw_items: Sequence[Any]) -> tuple[TodoItem, ...]:
+        """Validate ``raw_items`` (dicts with ``id?, content, status, priority``) and make them the list.
+
+        Raises:
+            ToolInputError: Upstream's messages: invalid status or priority, empty content, more than one item
+                in progress, an item that is not an object. The list is unchanged when this is raised.
+        """
+        items = []
+        in_progress = 0
+        for index, raw in enumerate(raw_items, start=1):
+            if not isinstance(raw, Mapping):
+                raise ToolInputError(f"invalid todos JSON: todo {index} is not an object")
+            item_id = _field(raw, "id")
+            item_id = str(item_id) if item_id not in (None, "") else f"task-{next(self._ids)}"
+            status = str(_field(raw, "status") or "")
+            if status not in STATUSES:
+                raise ToolInputError(f"invalid status '{status}' for todo {index}. Must be one of: "
+                                     + ", ".join(STATUSES))
+            priority = str(_field(raw, "priority") or "")
+            if priority not in PRIORITIES:
+                raise ToolInputError(f"invalid priority '{priority}' for todo {index}. Must be one of: "
+                                     + ", ".join(PRIORITIES))
+            if status == "in_progress":
+                in_progress += 1
+            content = str(_field(raw, "content") or "").strip()
+            if not content:
+                raise ToolInputError(f"todo content cannot be empty for todo {index}")
+            items.append(TodoItem(id=item_id, content=content, status=status, priority=priority))
+        if in_progress > 1:
+            raise ToolInputError(f"only one todo can be in_progress at a time, found {in_progress}")
+        self._items = tuple(items)
+        self._save()
+        return self._items
+
+    def _save(self) -> None:
+        if self._path is None:
+            return
+        target = Path(self._path() if callable(self._path) else self._path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        data = json.dumps({"todos": [item.to_json() for item in self._items]}, indent=2, ensure_ascii=False)
+        atomic_write(str(target), data.encode("utf-8"))

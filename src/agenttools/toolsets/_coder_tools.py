@@ -1,0 +1,297 @@
+"""The coder toolset's other tools: rg, git_diff, head, tail, cloc, web_fetch, html_to_markdown, todos."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shlex
+import subprocess
+import time
+import urllib.parse
+from typing import Any
+
+from agenttools import _coreutils, search, shell, stats, web
+from agenttools._rg import find_rg
+from agenttools._text import atomic_write
+from agenttools.errors import AgentToolsError, PatternError, ToolInputError
+from agenttools.toolsets._coder_files import Fail, State, resolve
+
+MAX_OUTPUT = 1024 * 1024
+_RG_REFUSED = {"--pre", "--pre-glob", "-z", "--search-zip", "-L", "--follow"}
+_RG_VALUE_FLAGS = {"-A", "-B", "-C", "-e", "-f", "-g", "-t", "-T", "-m", "-M", "-j", "-E", "-r", "--after-context",
+                   "--before-context", "--context", "--regexp", "--file", "--glob", "--iglob", "--type",
+                   "--type-not", "--max-count", "--max-columns", "--threads", "--encoding", "--replace",
+                   "--max-depth", "--max-filesize", "--ignore-file", "--sort", "--sortr", "--type-add",
+                   "--type-clear", "--context-separator", "--field-match-separator", "--colors", "--color",
+                   "--path-separator", "--dfa-size-limit", "--regex-size-limit", "--engine"}
+_RG_PATH_FLAGS = {"-f", "--file", "--ignore-file"}
+_CONTENT_TYPES = {"text/plain": ".txt", "text/html": ".html", "text/xml": ".xml", "application/json": ".json",
+                  "application/xml": ".xml", "application/xhtml+xml": ".html"}
+
+
+def _split(args: Any) -> list[str]:
+    if not isinstance(args, str) or not args.strip():
+        return []
+    try:
+        return shlex.split(args)
+    except ValueError as exc:
+        raise Fail(f"cannot parse args: {exc}") from None
+
+
+def _cap(text: str) -> str:
+    if len(text) <= MAX_OUTPUT:
+        return text
+    return text[:MAX_OUTPUT] + f"\n[output truncated: {len(text)} characters, showing the first {MAX_OUTPUT}]"
+
+
+def _check_rg_args(state: State, argv: list[str]) -> None:
+    expecting: str | None = None
+    for arg in argv:
+        if expecting is not None:
+            if expecting in _RG_PATH_FLAGS:
+                resolve(state, arg)
+            expecting = None
+            continue
+        name = arg.split("=", 1)[0]
+        if name in _RG_REFUSED or (arg.startswith("-") and not arg.startswith("--") and "z" in arg[1:]
+                                   and arg[1:].isalpha()) or (arg.startswith("-") and not arg.startswith("--")
+                                                              and "L" in arg[1:] and arg[1:].isalpha()):
+            raise Fail(f"rg option not allowed: {arg} (it runs programs or reaches outside the project)")
+        if arg in _RG_VALUE_FLAGS:
+            expecting = arg
+        elif "=" in arg and name in _RG_PATH_FLAGS:
+            resolve(state, arg.split("=", 1)[1])
+        elif not arg.startswith("-"):
+            resolve(state, arg)
+
+
+def rg(state: State, args: dict[str, Any]) -> str:
+    pattern = args["pattern"]
+    if not pattern:
+        raise Fail("search pattern cannot be empty")
+    argv = _split(args.get("args"))
+    _check_rg_args(state, argv)
+    binary = find_rg()
+    if binary is None or os.environ.get("AGENTTOOLS_SEARCH_BACKEND", "").strip().lower() == "python":
+        return _rg_python(state, pattern, argv)
+    proc = subprocess.run([binary, "--no-config", f"--regexp={pattern}", *argv], cwd=state.root,
+                          stdin=subprocess.DEVNULL, capture_output=True, timeout=120, check=False)
+    if proc.returncode == 1 and not proc.stderr:
+        return "No matches found"
+    if proc.returncode not in (0, 1):
+        raise Fail(proc.stderr.decode("utf-8", errors="replace").strip() or f"exit status {proc.returncode}")
+    return _cap(proc.stdout.decode("utf-8", errors="replace"))
+
+
+def _rg_python(state: State, pattern: str, argv: list[str]) -> str:
+    """Ripgrep's plain output for the common flags, from the Python search backend."""
+    ignore_case, line_numbers, files_only, include, paths = False, False, False, None, []
+    rest = list(argv)
+    while rest:
+        arg = rest.pop(0)
+        if arg in ("-i", "--ignore-case"):
+            ignore_case = True
+        elif arg in ("-n", "--line-number"):
+            line_numbers = True
+        elif arg in ("-l", "--files-with-matches"):
+            files_only = True
+        elif arg in ("-g", "--glob") and rest:
+            include = rest.pop(0)
+        elif arg.startswith("--glob="):
+            include = arg.split("=", 1)[1]
+        elif not arg.startswith("-"):
+            paths.append(arg)
+        else:
+            raise Fail(f"rg is not installed and the Python fallback does not support {arg} "
+                       "(supported: -i, -n, -l, -g GLOB, paths)")
+    lines: list[str] = []
+    try:
+        for path in paths or ["."]:
+            result = search.grep(state.workspace, pattern, path=os.path.join(state.root, path), include=include,
+                                 ignore_case=ignore_case, backend="python")
+            prefix = "" if path == "." else path.rstrip("/") + "/"
+            seen: set[str] = set()
+            for match in result.matches:
+                name = prefix + match.rel
+                if files_only:
+                    if name not in seen:
+                        seen.add(name)
+                        lines.append(name)
+                else:
+                    lines.append(f"{name}:{match.line_number}:{match.line}" if line_numbers else f"{name}:{match.line}")
+    except PatternError as exc:
+        raise Fail(f"regex parse error: {exc.reason}") from None
+    except AgentToolsError as exc:
+        raise Fail(str(exc)) from None
+    return _cap("".join(line + "\n" for line in lines)) if lines else "No matches found"
+
+
+def git_diff(state: State, args: dict[str, Any]) -> str:
+    result = shell.run_command(["git", "--no-pager", "-c", "core.pager=cat", "diff", "--no-color", "--no-ext-diff",
+                                "--no-textconv"], cwd=state.root, timeout=60, max_output=MAX_OUTPUT)
+    if result.error is not None:
+        raise Fail(f"git is not available: {result.error}")
+    if result.exit_code not in (0, 1) or (result.stderr and not result.stdout):
+        raise Fail(result.stderr.strip() or f"exit status {result.exit_code}")
+    return result.stdout or "No changes found in working directory"
+
+
+def _file_resolver(state: State) -> Any:
+    def resolve_file(name: str) -> str:
+        try:
+            return resolve(state, name)
+        except Fail as exc:
+            raise PermissionError(str(exc)) from None
+
+    return resolve_file
+
+
+def head(state: State, args: dict[str, Any]) -> str:
+    try:
+        return _cap(_coreutils.head(_split(args.get("args")), _file_resolver(state)))
+    except _coreutils.CommandError as exc:
+        raise Fail(str(exc).rstrip("\n")) from None
+
+
+def tail(state: State, args: dict[str, Any]) -> str:
+    try:
+        return _cap(_coreutils.tail(_split(args.get("args")), _file_resolver(state)))
+    except _coreutils.CommandError as exc:
+        raise Fail(str(exc).rstrip("\n")) from None
+
+
+CLOC_USAGE = """Usage: cloc [options] <file(s)/dir(s)>
+ Count physical lines of source code in the given files and directories, by language.
+ Supported options:
+   --exclude-dir=<D1>[,D2,]  Exclude the given comma-separated directory names.
+   --json                    Write the results as JSON.
+"""
+
+
+def cloc(state: State, args: dict[str, Any]) -> str:
+    argv = _split(args.get("args"))
+    if not argv:
+        return CLOC_USAGE
+    excluded: list[str] = []
+    as_json = False
+    paths: list[str] = []
+    for arg in argv:
+        if arg.startswith("--exclude-dir="):
+            excluded.extend(d for d in arg.split("=", 1)[1].split(",") if d)
+        elif arg == "--json":
+            as_json = True
+        elif arg.startswith("-"):
+            raise Fail(f"cloc: unsupported option '{arg}' (supported: --exclude-dir=D1,D2, --json)")
+        else:
+            real = resolve(state, arg)
+            if not os.path.exists(real):
+                raise Fail(f"cloc: {arg}: no such file or directory")
+            paths.append(real)
+    started = time.monotonic()
+    counts = stats.count_lines(paths, exclude_dirs=excluded)
+    elapsed = max(time.monotonic() - started, 0.001)
+    total = counts.total
+    n_lines = total.blank + total.comment + total.code
+    if as_json:
+        data: dict[str, Any] = {"header": {"cloc_url": "github.com/AlDanial/cloc", "cloc_version": "agenttools",
+                                           "elapsed_seconds": round(elapsed, 6), "n_files": total.files,
+                                           "n_lines": n_lines,
+                                           "files_per_second": round(total.files / elapsed, 2),
+                                           "lines_per_second": round(n_lines / elapsed, 2)}}
+        for row in (*counts.languages, total):
+            data[row.language] = {"nFiles": row.files, "blank": row.blank, "comment": row.comment, "code": row.code}
+        return json.dumps(data, indent=2)
+    rule = "-" * 79
+    lines = [f"{counts.text_files:>8} text files.", f"{counts.text_files:>8} unique files.",
+             f"{counts.ignored:>8} files ignored.", "",
+             f"agenttools cloc  T={elapsed:.2f} s ({total.files / elapsed:.1f} files/s, {n_lines / elapsed:.1f} "
+             "lines/s)", rule,
+             f"{'Language':<20}{'files':>14}{'blank':>15}{'comment':>15}{'code':>15}", rule]
+    lines += [f"{r.language:<20}{r.files:>14}{r.blank:>15}{r.comment:>15}{r.code:>15}" for r in counts.languages]
+    if len(counts.languages) > 1:
+        lines += [rule, f"{'SUM:':<20}{total.files:>14}{total.blank:>15}{total.comment:>15}{total.code:>15}"]
+    lines.append(rule)
+    return "\n".join(lines) + "\n"
+
+
+def cache_name(url: str) -> str:
+    """Upstream's cache file name (without extension) for ``url``."""
+    parts = urllib.parse.urlsplit(url)
+    host = (parts.netloc.rsplit("@", 1)[-1]).lower()
+    path = parts.path.lower().strip("/").replace("/", "_")
+    digest = hashlib.sha256(url.encode()).hexdigest()[:8]
+    return re.sub(r"[^a-z0-9_.]", "_", f"{host}_{path}_{digest}")
+
+
+def web_fetch(state: State, args: dict[str, Any]) -> str:
+    url: str = args["url"]
+    if not url.startswith(("http://", "https://")):
+        raise Fail("URL must start with http:// or https://")
+    headers = {"User-Agent": "Mozilla/5.0 WebFetch Tool",
+               "Accept": "text/*, application/json, application/xml, application/xhtml+xml"}
+    try:
+        result = web.fetch(url, headers=headers, timeout=30.0, max_bytes=state.workspace.max_file_size,
+                           allow_private=state.allow_private_network)
+    except AgentToolsError as exc:
+        raise Fail(str(exc)) from None
+    if not 200 <= result.status < 300:
+        raise Fail(f"HTTP request failed with status code: {result.status}")
+    raw_type = result.content_type
+    base = raw_type.split(";", 1)[0].strip().lower()
+    ext = _CONTENT_TYPES.get(base) or (".txt" if base.startswith("text/") else None)
+    if ext is None:
+        raise Fail(f"unsupported content type: {raw_type}")
+    rel = f".agent/cache/webfetch/{cache_name(url)}{ext}"
+    target = state.root / rel
+    target.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(str(target), result.body, mode=0o644)
+    return json.dumps({"path": rel, "statusCode": result.status, "contentType": raw_type}, ensure_ascii=False)
+
+
+def html_to_markdown(state: State, args: dict[str, Any]) -> str:
+    path = args["path"]
+    if not path:
+        raise Fail("path cannot be empty")
+    real = resolve(state, path)
+    if not os.path.isfile(real):
+        raise Fail(f"input file does not exist: {path}")
+    stem, ext = os.path.splitext(path)
+    out_path = (stem if ext else path) + ".md"
+    out_real = resolve(state, out_path)
+    with open(real, "rb") as handle:
+        html = handle.read().decode("utf-8", errors="replace")
+    html = re.sub(r"(?is)<(script|style)\b.*?</\1\s*>", "", html)
+    try:
+        markdown = web.html_to_markdown(html)
+    except ImportError as exc:
+        raise Fail(str(exc)) from None
+    atomic_write(out_real, markdown.encode("utf-8"), mode=0o644)
+    return json.dumps({"inputPath": path, "outputPath": out_path, "success": True}, separators=(",", ":"))
+
+
+def todowrite(state: State, args: dict[str, Any]) -> str:
+    raw = args["todos_json"]
+    try:
+        items = json.loads(raw) if raw.strip() else []
+    except ValueError as exc:
+        raise Fail(f"invalid todos JSON: {exc}") from None
+    if not isinstance(items, list):
+        raise Fail("invalid todos JSON: the value must be an array of todo objects")
+    try:
+        stored = state.todos.replace(items)
+    except ToolInputError as exc:
+        raise Fail(str(exc)) from None
+    active = sum(1 for item in stored if item.active)
+    return json.dumps({"output": f"Successfully updated {len(stored)} todos",
+                       "title": f"Updated todo list with {active} active todos"}, separators=(",", ":"),
+                      sort_keys=True)
+
+
+def todoread(state: State, args: dict[str, Any]) -> str:
+    items = state.todos.items
+    output = json.dumps([item.to_json() for item in items], separators=(",", ":"), ensure_ascii=False)
+    active = sum(1 for item in items if item.active)
+    return json.dumps({"output": output, "title": f"{active} todos"}, separators=(",", ":"), sort_keys=True)
+

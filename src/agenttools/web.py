@@ -1,0 +1,178 @@
+"""The web family: fetch a URL safely, and turn HTML into Markdown.
+
+:func:`fetch` speaks HTTP(S) with the standard library. Before every connection — the first request and each
+redirect hop — the host name is resolved and every address checked: loopback, private, link-local (cloud metadata
+at 169.254.169.254 included), multicast, reserved and unspecified addresses are refused unless
+``allow_private=True``. The connection then goes to the address that was checked (no second DNS lookup, so DNS
+rebinding cannot swap it). Bodies are read up to ``max_bytes``; the whole exchange has one deadline.
+"""
+
+from __future__ import annotations
+
+import http.client
+import ipaddress
+import socket
+import ssl
+import time
+import urllib.parse
+from collections.abc import Mapping
+
+import attrs
+
+from agenttools.errors import AgentToolsError, ToolTimeoutError
+
+__all__ = ["BlockedAddressError", "FetchError", "FetchResult", "fetch", "html_to_markdown"]
+
+DEFAULT_MAX_BYTES = 10 * 1024 * 1024
+MAX_REDIRECTS = 10
+_REDIRECTS = {301, 302, 303, 307, 308}
+
+
+class FetchError(AgentToolsError):
+    """The URL could not be fetched (bad URL, connection failure, too large, too many redirects)."""
+
+    code = "fetch_failed"
+
+
+class BlockedAddressError(FetchError):
+    """The URL (or a redirect) leads to a loopback, private, link-local or otherwise non-public address.
+
+    Attributes:
+        host: The host name.
+        address: The address it resolved to.
+    """
+
+    code = "blocked_address"
+
+    def __init__(self, host: str, address: str) -> None:
+        self.host = host
+        self.address = address
+        super().__init__(f"refusing to connect to {host} ({address}): a loopback, private, link-local or "
+                         "reserved address")
+
+
+@attrs.frozen(kw_only=True)
+class FetchResult:
+    """A response."""
+
+    url: str
+    """The URL asked for."""
+    final_url: str
+    """The URL that answered, after redirects."""
+    status: int
+    """HTTP status code."""
+    headers: dict[str, str]
+    """Response headers (lower-case names; repeated headers joined with ``, ``)."""
+    body: bytes = attrs.field(repr=False)
+    """The body (at most ``max_bytes``)."""
+
+    @property
+    def content_type(self) -> str:
+        """The raw ``Content-Type`` header (``""`` when absent)."""
+        return self.headers.get("content-type", "")
+
+
+def _public(address: str) -> bool:
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return not (ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_multicast or ip.is_reserved
+                or ip.is_unspecified or (isinstance(ip, ipaddress.IPv6Address) and ip.is_site_local))
+
+
+def _resolve(host: str, port: int, allow_private: bool) -> str:
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        raise FetchError(f"cannot resolve {host}: {exc.strerror}") from None
+    addresses = [str(info[4][0]) for info in infos]
+    if not allow_private:
+        for address in addresses:
+            if not _public(address):
+                raise BlockedAddressError(host, address)
+    return addresses[0]
+
+
+class _PinnedHTTP(http.client.HTTPConnection):
+    def __init__(self, host: str, port: int, address: str, timeout: float) -> None:
+        super().__init__(host, port, timeout=timeout)
+        self._address = address
+
+    def connect(self) -> None:
+        self.sock = socket.create_connection((self._address, self.port), self.timeout)
+
+
+class _PinnedHTTPS(http.client.HTTPSConnection):
+    def __init__(self, host: str, port: int, address: str, timeout: float) -> None:
+        super().__init__(host, port, timeout=timeout, context=ssl.create_default_context())
+        self._address = address
+
+    def connect(self) -> None:
+        raw = socket.create_connection((self._address, self.port), self.timeout)
+        self.sock = self._context.wrap_socket(raw, server_hostname=self.host)  # type: ignore[attr-defined]
+
+
+def fetch(
+    url: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    timeout: float = 30.0,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    allow_private: bool = False,
+) -> FetchResult:
+    """GET ``url``, following up to 10 redirects, each hop checked against the address policy.
+
+    Raises:
+        FetchError: Not http(s), unresolvable host, connection failure, body over ``max_bytes``, redirect loop.
+        BlockedAddressError: A hop resolves to a non-public address and ``allow_private`` is False.
+        ToolTimeoutError: The exchange took longer than ``timeout`` seconds.
+    """
+    deadline = time.monotonic() + timeout
+    current = url
+    for _ in range(MAX_REDIRECTS + 1):
+        parts = urllib.parse.urlsplit(current)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise FetchError(f"unsupported URL: {current}")
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        address = _resolve(parts.hostname, port, allow_private)
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise ToolTimeoutError(f"fetching {url} timed out after {timeout:g} seconds", seconds=timeout)
+        kind = _PinnedHTTPS if parts.scheme == "https" else _PinnedHTTP
+        connection = kind(parts.hostname, port, address, remaining)
+        target = urllib.parse.urlunsplit(("", "", parts.path or "/", parts.query, ""))
+        try:
+            connection.request("GET", target, headers=dict(headers or {}))
+            response = connection.getresponse()
+            if response.status in _REDIRECTS and response.getheader("location"):
+                current = urllib.parse.urljoin(current, response.getheader("location") or "")
+                continue
+            body = response.read(max_bytes + 1)
+            if len(body) > max_bytes:
+                raise FetchError(f"response body exceeds {max_bytes} bytes")
+            names: dict[str, str] = {}
+            for name, value in response.getheaders():
+                key = name.lower()
+                names[key] = f"{names[key]}, {value}" if key in names else value
+            return FetchResult(url=url, final_url=current, status=response.status, headers=names, body=body)
+        except TimeoutError:
+            raise ToolTimeoutError(f"fetching {url} timed out after {timeout:g} seconds", seconds=timeout) from None
+        except (OSError, http.client.HTTPException) as exc:
+            raise FetchError(f"request to {current} failed: {exc}") from None
+        finally:
+            connection.close()
+    raise FetchError(f"too many redirects (more than {MAX_REDIRECTS})")
+
+
+def html_to_markdown(html: str) -> str:
+    """Convert HTML to Markdown with markdownify (ATX headings, ``-`` bullets; scripts and styles dropped).
+
+    Raises:
+        ImportError: The ``web`` extra (markdownify) is not installed.
+    """
+    try:
+        from markdownify import markdownify
+    except ImportError:  # pragma: no cover - exercised without the extra
+        raise ImportError("html_to_markdown needs the 'web' extra: pip install 'agenttools[web]'") from None
+    text: str = markdownify(html, heading_style="ATX", bullets="-", strip=["script", "style"])
+    return text.strip() + "\n"
