@@ -129,6 +129,8 @@ def _run(prog: str, argv: list[str], resolve: Callable[[str], str],
     for index, name in enumerate(files):
         try:
             real = resolve(name)
+            if not os.path.exists(real):
+                raise FileNotFoundError(2, "No such file or directory")
             if os.path.isdir(real):
                 raise IsADirectoryError(21, "Is a directory")
             if not os.path.isfile(real):

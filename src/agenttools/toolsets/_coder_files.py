@@ -184,7 +184,10 @@ def delete_file(state: State, args: dict[str, Any]) -> str:
     if not path:
         raise Fail("path cannot be empty")
     lexical = os.path.normpath(os.path.join(state.root, path))
-    parent = resolve(state, os.path.dirname(lexical) or ".")
+    try:
+        parent = resolve(state, os.path.dirname(lexical) or ".")
+    except Fail:
+        raise Fail(f"path not allowed: {path}") from None
     target = os.path.join(parent, os.path.basename(lexical))
     if target == str(state.root) or state.workspace.denied_by(target):
         raise Fail(f"path not allowed: {path}")
