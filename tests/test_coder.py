@@ -421,7 +421,7 @@ def test_redirect_to_a_private_address_is_refused(root, site, monkeypatch):
     ("address", "public"),
     [("8.8.8.8", True), ("2606:4700:4700::1111", True), ("127.0.0.1", False), ("10.1.2.3", False),
      ("172.16.0.1", False), ("192.168.1.1", False), ("169.254.169.254", False), ("::1", False),
-     ("fc00::1", False), ("fe80::1", False), ("::ffff:127.0.0.1", False), ("0.0.0.0", False),
+     ("fc00::1", False), ("fe80::1", False), ("::ffff:127.0.0.1", False), ("0.0.0.0", False),  # noqa: S104
      ("224.0.0.1", False), ("100.64.0.1", False)],
 )
 def test_address_policy(address, public):
