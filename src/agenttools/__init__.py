@@ -82,6 +82,19 @@ __all__ = [
     "toolset",
 ]
 
+_FAMILIES = frozenset({"content", "edit", "files", "message", "process", "schema", "search", "shell", "stats",
+                       "todo", "toolsets", "web", "workspace", "errors", "registry"})
+
+
+def __getattr__(name: str) -> object:
+    """Import a family module on first use (``agenttools.content.session(...)``), keeping the import light."""
+    if name in _FAMILIES:
+        import importlib
+
+        return importlib.import_module(f"agenttools.{name}")
+    raise AttributeError(f"module 'agenttools' has no attribute {name!r}")
+
+
 for _name in __all__:
     _obj = globals()[_name]
     if isinstance(_obj, type) and _obj.__module__.startswith("agenttools."):

@@ -1,0 +1,350 @@
+"""The content family: curated documentation served by category and collection (mcp-guide's model).
+
+A :class:`Project` has a docroot, categories (a directory under the docroot and default glob patterns) and
+collections (named groups of categories). Build one from keyword arguments, a dict, or a TOML/JSON file; make it
+current with :func:`session` (a context variable, so concurrent async requests can serve different projects).
+:func:`discover` finds a category's documents; :func:`format_documents` renders one document plainly and several
+as the ``guide-boundary`` MIME block; :class:`Result` is the JSON envelope the content toolset answers with.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import json
+import os
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from agenttools._glob import GlobSyntaxError, compile_glob
+from agenttools.errors import ConfigError
+
+__all__ = ["Category", "Collection", "Document", "PatternRuleError", "Project", "Result", "current_project",
+           "discover", "format_documents", "session"]
+
+NAME = re.compile(r"^[a-zA-Z0-9_-]{1,30}\Z")
+MAX_DOCUMENTS_PER_GLOB = 100
+BOUNDARY = "guide-boundary"
+_TYPES = {".md": "text/markdown", ".markdown": "text/markdown", ".txt": "text/plain", ".html": "text/html",
+          ".htm": "text/html", ".json": "application/json", ".yaml": "application/yaml",
+          ".yml": "application/yaml", ".xml": "application/xml", ".csv": "text/csv"}
+
+
+def _name(kind: str, value: Any) -> str:
+    if not isinstance(value, str) or not NAME.match(value):
+        raise ConfigError(f"{kind} name {value!r} must be 1-30 characters of letters, digits, '_' or '-'")
+    return value
+
+
+def _category_name(value: Any) -> str:
+    return _name("category", value)
+
+
+def _collection_name(value: Any) -> str:
+    return _name("collection", value)
+
+
+def _to_path(value: str | os.PathLike[str]) -> Path:
+    return Path(value).resolve()
+
+
+def _to_tuple(value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return (value,)
+    return tuple(str(v) for v in value)
+
+
+@attrs.frozen(kw_only=True)
+class Category:
+    """A directory of documents under the docroot, with default patterns."""
+
+    name: str = attrs.field(converter=_category_name)
+    """Its name."""
+    dir: str
+    """Its directory, relative to the docroot."""
+    patterns: tuple[str, ...] = attrs.field(converter=_to_tuple, default=("*.md",))
+    """Glob patterns used when a request gives none."""
+    description: str = ""
+    """What it holds."""
+
+
+@attrs.frozen(kw_only=True)
+class Collection:
+    """A named, ordered group of categories."""
+
+    name: str = attrs.field(converter=_collection_name)
+    """Its name (its id)."""
+    categories: tuple[str, ...] = attrs.field(converter=_to_tuple)
+    """The categories it groups, in order."""
+    description: str = ""
+    """What it is for."""
+
+
+def _items(kind: type[Any], values: Sequence[Any] | None) -> tuple[Any, ...]:
+    out = []
+    for value in values or ():
+        if isinstance(value, kind):
+            out.append(value)
+        elif isinstance(value, Mapping):
+            try:
+                out.append(kind(**value))
+            except TypeError as exc:
+                raise ConfigError(f"invalid {kind.__name__.lower()} {dict(value)!r}: {exc}") from None
+        else:
+            raise ConfigError(f"a {kind.__name__.lower()} must be a mapping, got {value!r}")
+    names = [item.name for item in out]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise ConfigError(f"duplicate {kind.__name__.lower()} names: {', '.join(duplicates)}")
+    return tuple(out)
+
+
+@attrs.frozen(kw_only=True)
+class Project:
+    """A docroot with its categories and collections."""
+
+    docroot: Path = attrs.field(converter=_to_path)
+    """The directory category dirs are relative to."""
+    categories: tuple[Category, ...] = ()
+    """The categories, in order."""
+    collections: tuple[Collection, ...] = ()
+    """The collections, in order."""
+
+    @classmethod
+    def build(cls, *, docroot: str | os.PathLike[str] | None = None, categories: Sequence[Any] | None = None,
+              collections: Sequence[Any] | None = None, config: str | os.PathLike[str] | None = None) -> Project:
+        """A project from options, or from a TOML/JSON ``config`` file with the same keys.
+
+        Raises:
+            ConfigError: Missing docroot, bad names, duplicate names, unreadable or malformed config.
+        """
+        if config is not None:
+            if docroot is not None or categories is not None or collections is not None:
+                raise ConfigError("give either config= or docroot=/categories=/collections=, not both")
+            return cls.from_file(config)
+        if docroot is None:
+            raise ConfigError("a content project needs docroot=")
+        if not Path(docroot).is_dir():
+            raise ConfigError(f"docroot {os.fspath(docroot)!r} is not an existing directory")
+        return cls(docroot=Path(docroot), categories=_items(Category, categories),
+                   collections=_items(Collection, collections))
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str]) -> Project:
+        """Read a TOML (``.toml``) or JSON file; a relative docroot is relative to the file's directory."""
+        file = Path(path)
+        try:
+            text = file.read_text(encoding="utf-8")
+            if file.suffix.lower() == ".toml":
+                import tomllib
+
+                data = tomllib.loads(text)
+            else:
+                data = json.loads(text)
+        except (OSError, ValueError) as exc:
+            raise ConfigError(f"cannot read content config {os.fspath(path)!r}: {exc}") from None
+        if not isinstance(data, Mapping) or "docroot" not in data:
+            raise ConfigError(f"content config {os.fspath(path)!r} needs a docroot key")
+        unknown = set(data) - {"docroot", "categories", "collections"}
+        if unknown:
+            raise ConfigError(f"unknown keys in content config: {', '.join(sorted(unknown))}")
+        docroot = file.parent / str(data["docroot"])
+        return cls.build(docroot=docroot, categories=data.get("categories"), collections=data.get("collections"))
+
+    def category(self, name: str) -> Category | None:
+        """The category of that name, or None."""
+        return next((c for c in self.categories if c.name == name), None)
+
+    def collection(self, name: str) -> Collection | None:
+        """The collection of that name, or None."""
+        return next((c for c in self.collections if c.name == name), None)
+
+
+_CURRENT: contextvars.ContextVar[Project | None] = contextvars.ContextVar("agenttools_content_project", default=None)
+
+
+def current_project() -> Project | None:
+    """The project of the current session (context variable), or None."""
+    return _CURRENT.get()
+
+
+@contextlib.contextmanager
+def session(**options: Any) -> Iterator[Project]:
+    """Make a project current inside the ``with`` block.
+
+    Use ``session(docroot=..., categories=[...])``, ``session(config="guide.toml")`` or
+    ``session(project=Project(...))``.
+    """
+    project = options.pop("project", None)
+    if project is None:
+        project = Project.build(**options)
+    token = _CURRENT.set(project)
+    try:
+        yield project
+    finally:
+        _CURRENT.reset(token)
+
+
+class PatternRuleError(ValueError):
+    """A pattern breaks the content rules (``.mustache`` suffix, absolute, ``..``, bad syntax)."""
+
+
+@attrs.frozen(kw_only=True)
+class Document:
+    """A document found in a category."""
+
+    category: str
+    """The category it was found in."""
+    path: str
+    """Its path relative to the category directory (``/``-separated; a template keeps ``.mustache``)."""
+    basename: str
+    """The file name without ``.mustache``."""
+    real_path: Path
+    """Its real path."""
+    size: int
+    """Size in bytes."""
+    mtime: float
+    """Modification time."""
+
+    @property
+    def is_template(self) -> bool:
+        """Whether it is a ``.mustache`` template (returned raw)."""
+        return self.path.endswith(".mustache")
+
+
+def _expand(pattern: str) -> list[str]:
+    if pattern.endswith(".mustache"):
+        raise PatternRuleError(f"Patterns should not include .mustache extension: {pattern}. Template files are "
+                               "automatically discovered.")
+    if pattern.startswith("/") or ".." in pattern.replace("\\", "/").split("/"):
+        raise PatternRuleError(f"Pattern must stay inside the category directory: {pattern}")
+    variants = [pattern]
+    if "." not in pattern.rsplit("/", 1)[-1]:
+        variants.append(pattern + ".*")  # an extensionless root name: intro -> intro and intro.*
+    out = []
+    for variant in variants:
+        out += [variant, variant + ".mustache"]
+    return out
+
+
+def discover(project: Project, category: Category, patterns: Sequence[str]) -> list[Document]:
+    """The category's documents matching any of ``patterns``, sorted by path, each once.
+
+    Hidden paths (a part starting with ``.`` or ``__``) and ``*_.json`` files are excluded; symlinks are resolved and
+    anything outside the category directory is dropped; a template is used only when no plain file has its name.
+
+    Raises:
+        PatternRuleError: A pattern breaks the rules.
+        FileNotFoundError: The category directory does not exist.
+    """
+    base = (project.docroot / category.dir).resolve()
+    if not base.is_dir():
+        raise FileNotFoundError(f"Category directory not found: {base}")
+    matchers = []
+    for pattern in patterns:
+        for variant in _expand(pattern):
+            try:
+                matchers.append(compile_glob(variant))
+            except GlobSyntaxError as exc:
+                raise PatternRuleError(f"Invalid pattern {pattern!r}: {exc}") from None
+    chosen: dict[str, Document] = {}
+    seen_real: set[Path] = set()
+    for directory, dirs, names in os.walk(base, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__")))
+        rel_dir = os.path.relpath(directory, base).replace(os.sep, "/")
+        rel_dir = "" if rel_dir == "." else rel_dir + "/"
+        for name in sorted(names):
+            if name.startswith((".", "__")) or name.endswith("_.json"):
+                continue
+            rel = rel_dir + name
+            if not any(m.match(rel) for m in matchers):
+                continue
+            real = Path(directory, name).resolve()
+            if not real.is_file() or not real.is_relative_to(base) or real in seen_real:
+                continue
+            key = rel.removesuffix(".mustache")
+            if key in chosen and not chosen[key].is_template:
+                continue
+            st = real.stat()
+            seen_real.add(real)
+            chosen[key] = Document(category=category.name, path=rel, basename=name.removesuffix(".mustache"),
+                                   real_path=real, size=st.st_size, mtime=st.st_mtime)
+    return [chosen[key] for key in sorted(chosen)][:MAX_DOCUMENTS_PER_GLOB]
+
+
+def _content_type(basename: str) -> str:
+    return _TYPES.get(os.path.splitext(basename)[1].lower(), "text/plain")
+
+
+def format_documents(documents: Sequence[tuple[Document, str]]) -> str:
+    """One document: its text as-is. Several: the ``guide-boundary`` MIME block (LF, UTF-8 Content-Length)."""
+    if len(documents) == 1:
+        return documents[0][1]
+    parts = [f'Content-Type: multipart/mixed; boundary="{BOUNDARY}"\n\n']
+    for document, text in documents:
+        parts.append(f"--{BOUNDARY}\nContent-Type: {_content_type(document.basename)}\n"
+                     f"Content-Location: guide://category/{document.category}/{document.path}\n"
+                     f"Content-Length: {len(text.encode('utf-8'))}\n\n{text}\n\n")
+    parts.append(f"--{BOUNDARY}--")
+    return "".join(parts)
+
+
+@attrs.frozen(kw_only=True)
+class Result:
+    """mcp-guide's Result envelope; :meth:`to_json_str` is exactly what its tools answer."""
+
+    success: bool
+    """Whether the call succeeded."""
+    value: Any = None
+    """The content (success)."""
+    error: str | None = None
+    """The error message (failure)."""
+    error_type: str | None = None
+    """not_found, no_matches, invalid_pattern, no_session, io_error, validation_error, unknown."""
+    exception: BaseException | None = attrs.field(default=None, repr=False)
+    """The exception behind an ``unknown`` failure."""
+    message: str | None = None
+    """An informational message."""
+    instruction: str | None = None
+    """Guidance for the agent."""
+    error_data: Any = None
+    """Structured details (validation errors)."""
+
+    @classmethod
+    def ok(cls, value: Any, message: str | None = None, instruction: str | None = None) -> Result:
+        """A success."""
+        return cls(success=True, value=value, message=message, instruction=instruction)
+
+    @classmethod
+    def failure(cls, error: str, error_type: str = "unknown", exception: BaseException | None = None,
+                message: str | None = None, instruction: str | None = None, error_data: Any = None) -> Result:
+        """A failure."""
+        return cls(success=False, error=error, error_type=error_type, exception=exception, message=message,
+                   instruction=instruction, error_data=error_data)
+
+    def to_json(self) -> dict[str, Any]:
+        """The keys in upstream's order, optional ones only when set."""
+        if self.success:
+            out: dict[str, Any] = {"success": True}
+            if self.value is not None:
+                out["value"] = self.value
+        else:
+            out = {"success": False, "error": self.error, "error_type": self.error_type}
+            if self.error_data:
+                out["error_data"] = self.error_data
+            if self.exception is not None:
+                out["exception_type"] = type(self.exception).__name__
+                out["exception_message"] = str(self.exception)
+        if self.message:
+            out["message"] = self.message
+        if self.instruction:
+            out["instruction"] = self.instruction
+        return out
+
+    def to_json_str(self) -> str:
+        """``json.dumps(self.to_json())`` (ASCII-escaped, ``", "``/``": "`` separators)."""
+        return json.dumps(self.to_json())

@@ -1,0 +1,286 @@
+"""The content toolset and family: every spec scenario and contract text, sessions in concurrent tasks."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+import agenttools
+from agenttools import ConfigError
+from agenttools.content import Project, Result, session
+
+NOT_FOUND = "Present this error to the user and take no further action."
+NO_MATCH = "Present this error to the user so they can correct the pattern. Do NOT attempt corrective action."
+IO = "Present this error to the user. The file may have been deleted, moved, or has permission issues."
+
+
+@pytest.fixture
+def docroot(tmp_path) -> Path:
+    root = tmp_path / "docs"
+    files = {
+        "guides/intro.md": "# Intro\n",
+        "guides/intro.txt": "h\u00e9llo \u2713\n",
+        "guides/tutorial.md": "# Tutorial\n",
+        "guides/tmpl.md.mustache": "# T {{x}}\n",
+        "guides/both.md": "plain wins\n",
+        "guides/both.md.mustache": "template loses\n",
+        "guides/sub/deep.md": "# Deep\n",
+        "guides/sub/code.py": "print(1)\n",
+        "guides/.hidden.md": "hidden\n",
+        "guides/__pycache__/x.md": "cache\n",
+        "guides/meta_.json": "{}\n",
+        "examples/ex.md": "# Ex\n",
+    }
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+CATEGORIES = [
+    {"name": "guides", "dir": "guides", "patterns": ["*.md"], "description": "How-to guides"},
+    {"name": "examples", "dir": "examples"},
+]
+COLLECTIONS = [{"name": "all", "categories": ["examples", "guides"], "description": "Everything"}]
+
+
+@pytest.fixture
+def reg(docroot):
+    return agenttools.toolset("content", docroot=str(docroot), categories=CATEGORIES, collections=COLLECTIONS)
+
+
+def value(out) -> str:
+    data = json.loads(out.text)
+    assert data["success"] is True, out.text
+    assert not out.is_error
+    return data["value"]
+
+
+def mime(*parts: tuple[str, str, str]) -> str:
+    body = "".join(f"--guide-boundary\nContent-Type: {ctype}\nContent-Location: guide://category/{loc}\n"
+                   f"Content-Length: {len(text.encode())}\n\n{text}\n\n" for ctype, loc, text in parts)
+    return 'Content-Type: multipart/mixed; boundary="guide-boundary"\n\n' + body + "--guide-boundary--"
+
+
+def test_single_document_is_plain(reg):
+    out = reg.call("get_category_content", {"category": "examples"})
+    assert out.text == '{"success": true, "value": "# Ex\\n"}'
+
+
+def test_multiple_documents_are_mime_with_utf8_lengths(reg):
+    assert value(reg.call("get_category_content", {"category": "guides", "pattern": "intro"})) == mime(
+        ("text/markdown", "guides/intro.md", "# Intro\n"),
+        ("text/plain", "guides/intro.txt", "h\u00e9llo \u2713\n"))  # Content-Length 11: bytes, not characters
+    assert "Content-Length: 11\n" in value(reg.call("get_category_content", {"category": "guides",
+                                                                             "pattern": "intro"}))
+
+
+def test_default_patterns_templates_and_exclusions(reg):
+    assert value(reg.call("get_content", {"category_or_collection": "guides"})) == mime(
+        ("text/markdown", "guides/both.md", "plain wins\n"),
+        ("text/markdown", "guides/intro.md", "# Intro\n"),
+        ("text/markdown", "guides/tmpl.md.mustache", "# T {{x}}\n"),
+        ("text/markdown", "guides/tutorial.md", "# Tutorial\n"))
+
+
+@pytest.mark.parametrize(
+    ("pattern", "paths"),
+    [
+        ("intro.md", ["intro.md"]),
+        ("intro", ["intro.md", "intro.txt"]),
+        ("**/*.py", ["sub/code.py"]),
+        ("**/*.md", ["both.md", "intro.md", "sub/deep.md", "tmpl.md.mustache", "tutorial.md"]),
+        ("t?torial.md", ["tutorial.md"]),
+        ("[it]*.md", ["intro.md", "tmpl.md.mustache", "tutorial.md"]),
+        ("sub/*", ["sub/code.py", "sub/deep.md"]),
+        ("*.json", []),
+    ],
+)
+def test_patterns(docroot, pattern, paths):
+    project = Project.build(docroot=docroot, categories=CATEGORIES)
+    found = agenttools.content.discover(project, project.category("guides"), [pattern])
+    assert [d.path for d in found] == paths
+
+
+def test_template_basename(docroot):
+    project = Project.build(docroot=docroot, categories=CATEGORIES)
+    (template,) = agenttools.content.discover(project, project.category("guides"), ["tmpl.md"])
+    assert (template.basename, template.is_template) == ("tmpl.md", True)
+
+
+def test_collection_order_and_locations(reg):
+    text = value(reg.call("get_collection_content", {"collection": "all", "pattern": "*.md"}))
+    locations = [line.split("guide://category/")[1] for line in text.splitlines()
+                 if line.startswith("Content-Location")]
+    assert locations == ["examples/ex.md", "guides/both.md", "guides/intro.md", "guides/tmpl.md.mustache",
+                         "guides/tutorial.md"]
+    assert value(reg.call("get_content", {"category_or_collection": "all", "pattern": "ex.md"})) == "# Ex\n"
+
+
+def test_category_is_tried_before_collection(docroot):
+    reg = agenttools.toolset("content", docroot=str(docroot), categories=CATEGORIES,
+                             collections=[{"name": "examples", "categories": ["guides"]}])
+    assert value(reg.call("get_content", {"category_or_collection": "examples"})) == "# Ex\n"
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "error", "error_type", "instruction"),
+    [
+        ("get_content", {"category_or_collection": "nope"}, "Category or collection 'nope' not found in project",
+         "not_found", NOT_FOUND),
+        ("get_category_content", {"category": "nope"}, "Category 'nope' not found in project", "not_found",
+         NOT_FOUND),
+        ("get_collection_content", {"collection": "nope"}, "Collection 'nope' not found in project", "not_found",
+         NOT_FOUND),
+        ("get_category_content", {"category": "guides", "pattern": "*.zig"},
+         "No files matched pattern(s) in category 'guides'", "no_matches", NO_MATCH),
+        ("get_collection_content", {"collection": "all", "pattern": "*.zig"},
+         "No files matched pattern(s) in collection 'all'", "no_matches", NO_MATCH),
+        ("get_category_content", {"category": "guides", "pattern": "intro.md.mustache"},
+         "Patterns should not include .mustache extension: intro.md.mustache. Template files are automatically "
+         "discovered.", "invalid_pattern", "Present this error to the user with pattern syntax help."),
+        ("get_category_content", {"category": "guides", "pattern": "../examples/*.md"},
+         "Pattern must stay inside the category directory: ../examples/*.md", "invalid_pattern",
+         "Present this error to the user with pattern syntax help."),
+        ("get_category_content", {"category": "guides", "pattern": "[abc"},
+         "Invalid pattern '[abc': unclosed '[' in glob pattern '[abc'", "invalid_pattern",
+         "Present this error to the user with pattern syntax help."),
+    ],
+)
+def test_failures(reg, tool, args, error, error_type, instruction):
+    out = reg.call(tool, args)
+    assert out.is_error
+    assert out.text == json.dumps({"success": False, "error": error, "error_type": error_type,
+                                   "instruction": instruction})
+
+
+def test_collection_with_a_missing_category_fails_before_reading(docroot):
+    reg = agenttools.toolset("content", docroot=str(docroot), categories=CATEGORIES,
+                             collections=[{"name": "broken", "categories": ["guides", "ghost"]}])
+    assert json.loads(reg.call("get_collection_content", {"collection": "broken"}).text)["error"] == (
+        "Category 'ghost' (referenced by collection 'broken') not found")
+
+
+def test_missing_category_directory_and_unreadable_files(docroot):
+    (docroot / "guides" / "bad.md").write_bytes(b"\xff\xfe not utf-8")
+    reg = agenttools.toolset("content", docroot=str(docroot),
+                             categories=[*CATEGORIES, {"name": "ghost", "dir": "missing"}],
+                             collections=[{"name": "g", "categories": ["guides"]}])
+    out = json.loads(reg.call("get_category_content", {"category": "ghost"}).text)
+    assert (out["error"], out["error_type"], out["instruction"]) == (
+        f"Category directory not found: {docroot / 'missing'}", "io_error", IO)
+    out = json.loads(reg.call("get_category_content", {"category": "guides"}).text)
+    assert out["error_type"] == "io_error"
+    assert out["error"].startswith("Failed to read one or more files in category 'guides': 'bad.md': 'utf-8' codec")
+    out = json.loads(reg.call("get_collection_content", {"collection": "g"}).text)
+    assert out["error"].startswith("Failed to read one or more files in collection 'g': 'guides/bad.md': ")
+
+
+def test_symlinks_cannot_escape_the_category(docroot, tmp_path):
+    (tmp_path / "secret.md").write_text("secret\n")
+    (docroot / "examples" / "leak.md").symlink_to(tmp_path / "secret.md")
+    (docroot / "examples" / "alias.md").symlink_to(docroot / "examples" / "ex.md")
+    reg = agenttools.toolset("content", docroot=str(docroot), categories=CATEGORIES)
+    assert value(reg.call("get_category_content", {"category": "examples"})) == "# Ex\n"  # alias de-duplicated
+
+
+def test_validation_before_retrieval(reg):
+    out = reg.call("get_category_content", {"category": 5, "extra": 1})
+    assert out.text == json.dumps({
+        "success": False, "error": "Invalid tool arguments: 2 validation error(s)", "error_type": "validation_error",
+        "error_data": {"validation_errors": [{"field": "extra", "message": "Extra inputs are not permitted"},
+                                             {"field": "category", "message": "Input should be a valid string"}]},
+        "instruction": "Return error to user without attempting remediation"})
+    assert json.loads(reg.call("get_content", {}).text)["error_data"] == {
+        "validation_errors": [{"field": "category_or_collection", "message": "Field required"}]}
+
+
+def test_no_session_and_sessions(docroot):
+    reg = agenttools.toolset("content")
+    assert reg.call("get_content", {"category_or_collection": "guides"}).text == json.dumps({
+        "success": False, "error": "No active project session", "error_type": "no_session",
+        "instruction": "Inform user that project context is required."})
+    with session(docroot=str(docroot), categories=CATEGORIES):
+        assert value(reg.call("get_category_content", {"category": "examples"})) == "# Ex\n"
+    assert json.loads(reg.call("get_content", {"category_or_collection": "x"}).text)["error_type"] == "no_session"
+
+
+def test_two_concurrent_sessions_in_asyncio_tasks(tmp_path):
+    for name in ("a", "b"):
+        (tmp_path / name / "docs").mkdir(parents=True)
+        (tmp_path / name / "docs" / "readme.md").write_text(f"project {name}\n")
+    reg = agenttools.toolset("content")
+
+    async def serve(name: str) -> list[str]:
+        seen = []
+        with session(docroot=str(tmp_path / name), categories=[{"name": "docs", "dir": "docs"}]):
+            for _ in range(5):
+                out = await reg.acall("get_category_content", {"category": "docs"})
+                seen.append(value(out))
+                await asyncio.sleep(0.001)
+        return seen
+
+    async def main() -> list[list[str]]:
+        return list(await asyncio.gather(serve("a"), serve("b")))
+
+    first, second = asyncio.run(main())
+    assert first == ["project a\n"] * 5
+    assert second == ["project b\n"] * 5
+
+
+def test_config_files(docroot, tmp_path):
+    toml = tmp_path / "guide.toml"
+    toml.write_text(f'docroot = "{docroot.name}"\n\n[[categories]]\nname = "guides"\ndir = "guides"\n'
+                    'patterns = ["intro.md"]\n\n[[collections]]\nname = "c"\ncategories = ["guides"]\n')
+    reg = agenttools.toolset("content", config=str(toml))
+    assert value(reg.call("get_content", {"category_or_collection": "c"})) == "# Intro\n"
+    as_json = tmp_path / "guide.json"
+    as_json.write_text(json.dumps({"docroot": str(docroot), "categories": CATEGORIES}))
+    assert value(agenttools.toolset("content", config=str(as_json)).call(
+        "get_category_content", {"category": "examples"})) == "# Ex\n"
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"categories": CATEGORIES}, "needs docroot"),
+        ({"docroot": "/nonexistent-dir"}, "is not an existing directory"),
+        ({"docroot": ".", "categories": [{"name": "bad name!", "dir": "x"}]}, "must be 1-30 characters"),
+        ({"docroot": ".", "categories": [{"name": "x" * 31, "dir": "x"}]}, "must be 1-30 characters"),
+        ({"docroot": ".", "categories": [{"name": "a", "dir": "x"}, {"name": "a", "dir": "y"}]}, "duplicate"),
+        ({"docroot": ".", "categories": [{"name": "a"}]}, "invalid category"),
+        ({"config": "/nonexistent.toml"}, "cannot read content config"),
+        ({"config": "x.toml", "docroot": "."}, "not both"),
+    ],
+)
+def test_bad_configuration(options, message):
+    with pytest.raises(ConfigError, match=message):
+        agenttools.toolset("content", **options)
+
+
+def test_result_json_exactly():
+    assert Result.ok("# Test Content").to_json_str() == '{"success": true, "value": "# Test Content"}'
+    assert Result.ok(None, message="m").to_json_str() == '{"success": true, "message": "m"}'
+    failure = Result.failure("Category 'x' not found in project", "not_found", instruction=NOT_FOUND)
+    assert failure.to_json_str() == (
+        '{"success": false, "error": "Category \'x\' not found in project", "error_type": "not_found", '
+        '"instruction": "Present this error to the user and take no further action."}')
+    boom = Result.failure("boom", exception=ValueError("bad"), message="note", error_data={"k": 1})
+    assert boom.to_json() == {"success": False, "error": "boom", "error_type": "unknown", "error_data": {"k": 1},
+                              "exception_type": "ValueError", "exception_message": "bad", "message": "note"}
+    assert Result.ok("\u00e9").to_json_str() == '{"success": true, "value": "\\u00e9"}'
+
+
+def test_unexpected_errors_are_unknown(reg, monkeypatch):
+    def explode(*args, **kwargs):
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(agenttools.content, "format_documents", explode)
+    monkeypatch.setattr("agenttools.toolsets.content.format_documents", explode)
+    out = json.loads(reg.call("get_category_content", {"category": "examples"}).text)
+    assert out == {"success": False, "error": "disk on fire", "error_type": "unknown",
+                   "exception_type": "RuntimeError", "exception_message": "disk on fire"}
