@@ -240,7 +240,8 @@ def test_process_flow_with_children(reg, root):
     assert (started["process_id"], started["running"], started["working_dir"]) == ("proc-1", True, str(root))
     assert RFC3339.match(started["started_at"])
     deadline = time.monotonic() + 5
-    while not (root / "grandchild.pid").exists() and time.monotonic() < deadline:
+    pid_file = root / "grandchild.pid"
+    while not (pid_file.exists() and pid_file.read_text().strip()) and time.monotonic() < deadline:
         time.sleep(0.05)
     grandchild = int((root / "grandchild.pid").read_text())
     status = ok(reg, "process", action="status", pid="proc-1")

@@ -360,7 +360,10 @@ def test_background_limit_and_close_kills(root):
     assert out.text == ("[BASH_TASK_LIMIT] could not add background task: maximum concurrent background process "
                         "limit (2) reached")
     deadline = time.monotonic() + 5
-    while not all((root / f"pid{i}").exists() for i in range(2)) and time.monotonic() < deadline:
+    def written(i: int) -> bool:
+        return (root / f"pid{i}").exists() and bool((root / f"pid{i}").read_text().strip())
+
+    while not all(written(i) for i in range(2)) and time.monotonic() < deadline:
         time.sleep(0.05)
     pids = [int((root / f"pid{i}").read_text()) for i in range(2)]
     reg.close()
@@ -388,7 +391,8 @@ def test_background_tasks_die_with_the_interpreter(root):
         "reg.call('bash', {'command': 'echo $$ > orphan.pid; sleep 60', 'run_in_background': True})\n"
         "for _ in range(100):\n"
         "    time.sleep(0.05)\n"
-        f"    if __import__('os').path.exists({str(root / 'orphan.pid')!r}): break\n"
+        f"    p = __import__('pathlib').Path({str(root / 'orphan.pid')!r})\n"
+        "    if p.exists() and p.read_text().strip(): break\n"
     )
     subprocess.run([sys.executable, "-c", script], check=True, timeout=60)
     pid = int((root / "orphan.pid").read_text())

@@ -126,7 +126,8 @@ def test_http_sessions_are_independent_and_cleaned_up(http_server, project):
                                                        "run_in_background": True})
             assert started.content[0].text.startswith("task_id: ")
             for _ in range(100):
-                if (project / f"{directory}.pid").exists():
+                pid_file = project / f"{directory}.pid"
+                if pid_file.exists() and pid_file.read_text().strip():
                     break
                 await asyncio.sleep(0.05)
             return pwd.content[0].text, int((project / f"{directory}.pid").read_text())
