@@ -33,6 +33,15 @@ def reg() -> agenttools.Registry:
     return registry
 
 
+def process_alive(pid: int) -> bool:
+    """Whether a process exists and is not a zombie (a killed child nobody reaped yet counts as dead)."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
 def _marked_processes(marker: str) -> list[int]:
     """Live (non-zombie) processes whose environment carries the marker, i.e. started by this test session."""
     import os

@@ -16,6 +16,7 @@ import pytest
 import agenttools
 from agenttools.process import ProcessManager
 from agenttools.toolsets._assistant_common import go_duration, go_mode
+from conftest import process_alive
 
 
 @pytest.fixture
@@ -206,7 +207,7 @@ def test_exec_timeout_kills_the_group(reg, root):
     assert time.monotonic() - start < 10
     child = int((root / "child.pid").read_text())
     time.sleep(0.3)
-    assert not _alive(child)
+    assert not process_alive(child)
 
 
 def test_exec_output_cap(reg):
@@ -222,12 +223,6 @@ def test_go_durations(seconds, text):
     assert go_duration(seconds) == text
 
 
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 RFC3339 = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(Z|[+-]\d\d:\d\d)$")
@@ -257,7 +252,7 @@ def test_process_flow_with_children(reg, root):
     after = ok(reg, "process", action="status", process_id="proc-1")
     assert (after["running"], after["exit_code"], after["error"]) == (False, -1, "signal: killed")
     assert RFC3339.match(after["ended_at"])
-    assert not _alive(grandchild)
+    assert not process_alive(grandchild)
     assert ok(reg, "process", action="kill", process_id="proc-1")["killed"] is False
     ok(reg, "process", action="start", command=["sh", "-c", "exit 3"])
     time.sleep(0.3)

@@ -179,3 +179,26 @@ def test_stat_path(ws, tmp_path):
     assert stat_path(ws, "pipe").kind == "fifo"
     with pytest.raises(NotFoundError):
         stat_path(ws, "missing")
+
+
+def test_remove(ws, tmp_path, tmp_path_factory):
+    from agenttools import NotFoundError
+    from agenttools.files import remove
+
+    outside = tmp_path_factory.mktemp("outside") / "keep.txt"
+    outside.write_text("keep")
+    (tmp_path / "link").symlink_to(outside)
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "f").write_text("")
+    assert remove(ws, "link") == tmp_path / "link"
+    assert outside.read_text() == "keep"  # the target survives
+    assert remove(ws, "empty") == tmp_path / "empty"
+    with pytest.raises(OSError, match="not empty"):
+        remove(ws, "full")
+    with pytest.raises(NotFoundError):
+        remove(ws, "missing")
+    with pytest.raises(OutsideWorkspaceError):
+        remove(ws, ".")
+    with pytest.raises(OutsideWorkspaceError):
+        remove(ws, str(outside))

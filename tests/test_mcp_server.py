@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import os
 import socket
 import subprocess
 import sys
@@ -15,6 +14,8 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
+
+from conftest import process_alive
 
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(20)
 
@@ -141,15 +142,8 @@ def test_http_sessions_are_independent_and_cleaned_up(http_server, project):
     deadline = time.monotonic() + 15
     alive = [pid for _, pid in results]
     while alive and time.monotonic() < deadline:
-        alive = [pid for pid in alive if _alive(pid)]
+        alive = [pid for pid in alive if process_alive(pid)]
         time.sleep(0.1)
     assert alive == [], "background tasks outlived their MCP session"
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    with open(f"/proc/{pid}/stat") as handle:
-        return handle.read().rsplit(")", 1)[1].split()[0] != "Z"

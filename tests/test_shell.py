@@ -7,15 +7,7 @@ import signal
 import time
 
 from agenttools.shell import run_shell, strip_ansi
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    with open(f"/proc/{pid}/stat") as handle:
-        return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+from conftest import process_alive
 
 
 def test_streams_exit_code_and_group(tmp_path):
@@ -38,9 +30,9 @@ def test_timeout_kills_the_whole_group(tmp_path):
     assert result.signal == signal.SIGTERM
     child = int((tmp_path / "pid").read_text())
     deadline = time.monotonic() + 5
-    while _alive(child) and time.monotonic() < deadline:
+    while process_alive(child) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not _alive(child)
+    assert not process_alive(child)
 
 
 def test_background_pids_are_reported_and_not_waited_for(tmp_path):

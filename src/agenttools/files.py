@@ -15,11 +15,11 @@ import attrs
 from agenttools._filetypes import FileKind, classify
 from agenttools._lines import read_lines
 from agenttools._text import TextFormat, atomic_write, decode, encode
-from agenttools.errors import EncodingError, IsDirectoryError, SpecialFileError
+from agenttools.errors import EncodingError, IsDirectoryError, NotFoundError, SpecialFileError
 from agenttools.workspace import Workspace, _file_kind
 
 __all__ = ["DirEntry", "DirListing", "FileInfo", "ReadResult", "TreeNode", "WriteResult", "list_dir", "make_dirs",
-           "read_file", "read_text", "stat_path", "tree", "write_file"]
+           "read_file", "read_text", "remove", "stat_path", "tree", "write_file"]
 
 
 
@@ -173,6 +173,14 @@ def list_dir(ws: Workspace, path: str | os.PathLike[str]) -> DirListing:
     return DirListing(path=real, entries=tuple(entries), total=len(names))
 
 
+def _open_checked(ws: Workspace, path: str | os.PathLike[str], max_size: int | None) -> tuple[Path, int, bytes]:
+    """Resolve a regular file, check its size, and read its first 4 KiB."""
+    real = ws.resolve(path, expect="file")
+    size = ws.check_size(real, limit=max_size)
+    with open(real, "rb") as handle:
+        return real, size, handle.read(4096)
+
+
 def read_file(
     ws: Workspace,
     path: str | os.PathLike[str],
@@ -197,10 +205,7 @@ def read_file(
         FileTooLargeError: The file exceeds ``max_size``.
         EncodingError: A text file is not valid in any encoding we trust.
     """
-    real = ws.resolve(path, expect="file")
-    size = ws.check_size(real, limit=max_size)
-    with open(real, "rb") as handle:
-        head = handle.read(4096)
+    real, size, head = _open_checked(ws, path, max_size)
     kind, mime = classify(str(real), head)
     if kind != "text":
         data = None
@@ -282,12 +287,28 @@ def read_text(
     Raises:
         As :func:`read_file`.
     """
-    real = ws.resolve(path, expect="file")
-    size = ws.check_size(real, limit=max_size)
-    with open(real, "rb") as handle:
-        head = handle.read(4096)
+    real, size, head = _open_checked(ws, path, max_size)
     return _text_result(real, size, head, offset=offset, limit=limit, max_line_chars=max_line_chars,
                         count_all=count_all)
+
+
+def remove(ws: Workspace, path: str | os.PathLike[str]) -> Path:
+    """Delete a file, a symlink (never its target) or an empty directory; return the path removed.
+
+    Raises:
+        NotFoundError: Nothing is there.
+        OutsideWorkspaceError, DeniedPathError, PathError: As :meth:`Workspace.resolve_entry` (an allowed
+            directory itself is never removed).
+        OSError: The OS refused (a directory that is not empty: ``ENOTEMPTY``).
+    """
+    target = ws.resolve_entry(path)
+    if not os.path.lexists(target):
+        raise NotFoundError(path=str(target))
+    if os.path.isdir(target) and not os.path.islink(target):
+        os.rmdir(target)
+    else:
+        os.unlink(target)
+    return target
 
 
 def make_dirs(directory: Path, *, mode: int | None = None) -> None:

@@ -7,18 +7,16 @@ errors are rendered to text in exactly one place (the tool's ``render_error``, a
 
 from __future__ import annotations
 
-import contextvars
 import inspect
 import json
 import logging
-import re
-import threading
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar, overload
 
 import attrs
 
 from agenttools._output import ToolOutput, default_error_text, to_output
+from agenttools._tooldef import check_description, check_name, check_parameters, run_coroutine
 from agenttools.errors import ArgumentsError, ToolDefinitionError, UnknownToolError, ValidationIssue
 from agenttools.schema import canonicalize, function_schema, is_nullable, parse_docstring, validate
 from agenttools.schema._emit import emit
@@ -28,7 +26,6 @@ __all__ = ["ErrorRenderer", "Registry", "Tool"]
 logger = logging.getLogger("agenttools")
 logger.addHandler(logging.NullHandler())
 
-NAME_PATTERN = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_-]{0,63}\Z")
 ErrorRenderer = Callable[[str, BaseException], "str | ToolOutput"]
 """``(tool_name, error) -> text or ToolOutput``: how a toolset words its errors."""
 F = TypeVar("F", bound=Callable[..., Any])
@@ -98,7 +95,7 @@ class Tool:
         Raises:
             ToolDefinitionError: The name, description or schema is unusable (every problem listed).
         """
-        problems = _check_name(name) + _check_description(description) + _check_parameters(parameters)
+        problems = check_name(name) + check_description(description) + check_parameters(parameters)
         if problems:
             raise ToolDefinitionError(f"tool {name!r}", problems)
         schema = canonicalize(dict(parameters))
@@ -108,69 +105,6 @@ class Tool:
         options.setdefault("null_means_default", nulls)
         options.setdefault("is_async", inspect.iscoroutinefunction(handler))
         return cls(name=name, description=description, parameters=schema, handler=handler, **options)
-
-
-def _check_name(name: Any) -> list[str]:
-    if not isinstance(name, str) or not NAME_PATTERN.match(name):
-        return [f"name {name!r} must match {NAME_PATTERN.pattern[:-2]}$ (portable across OpenAI, Anthropic, "
-                "Gemini and MCP)"]
-    return []
-
-
-def _check_description(description: Any) -> list[str]:
-    if not isinstance(description, str) or not description.strip():
-        return ["no description: write a docstring (its text before 'Args:' is the description) or pass "
-                "description="]
-    return []
-
-
-def _check_parameters(parameters: Any) -> list[str]:
-    if not isinstance(parameters, Mapping):
-        return [f"parameters must be a JSON Schema object, got {type(parameters).__name__}"]
-    problems = []
-    if parameters.get("type") != "object":
-        problems.append('parameters must have "type": "object" at the root')
-    if any(k in parameters for k in ("anyOf", "oneOf", "allOf")):
-        problems.append("parameters must not combine schemas (anyOf/oneOf/allOf) at the root")
-    props = parameters.get("properties", {})
-    if not isinstance(props, Mapping) or not all(isinstance(v, Mapping | bool) for v in props.values()):
-        problems.append("parameters.properties must map names to schemas")
-        props = {}
-    problems.extend(f"required property {r!r} is not in properties"
-                    for r in parameters.get("required", ()) if r not in props)
-    try:
-        json.dumps(parameters, allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        problems.append(f"parameters are not JSON: {exc}")
-    return problems
-
-
-def _run_coroutine(awaitable: Awaitable[Any]) -> Any:
-    """Run an awaitable to completion from sync code, even when this thread already runs an event loop."""
-    import asyncio
-
-    async def wrap() -> Any:
-        return await awaitable
-
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(wrap())
-    box: dict[str, Any] = {}
-    context = contextvars.copy_context()  # the caller's context variables (sessions) follow the call
-
-    def target() -> None:
-        try:
-            box["value"] = context.run(asyncio.run, wrap())
-        except BaseException as exc:  # noqa: BLE001 - re-raised in the calling thread
-            box["error"] = exc
-
-    thread = threading.Thread(target=target, name="agenttools-call")
-    thread.start()
-    thread.join()
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
 
 
 class Registry:
@@ -303,11 +237,11 @@ class Registry:
         if name is None and anonymous:
             problems.append("a lambda or callable object needs an explicit name=")
         else:
-            problems += _check_name(label)
+            problems += check_name(label)
         compiled = function_schema(fn, problems)
         if description is None:
             description = parse_docstring(inspect.getdoc(fn)).description
-        problems += _check_description(description)
+        problems += check_description(description)
         if problems or compiled is None:
             raise ToolDefinitionError(f"tool {label!r}", problems)
         text = description
@@ -394,7 +328,7 @@ class Registry:
             tool, args = self._prepare(name, arguments)
             result = tool.handler(args)
             if tool.is_async or inspect.isawaitable(result):
-                result = _run_coroutine(result)
+                result = run_coroutine(result)
             return to_output(result)
         except (Exception, SystemExit) as error:  # noqa: BLE001 - call() never raises: every failure is output
             self._log(name, error)

@@ -249,6 +249,30 @@ class Workspace:
             self._check_kind(real, expect)
         return Path(real)
 
+    def resolve_entry(self, path: str | os.PathLike[str]) -> Path:
+        """Resolve a path *without* following its last component: the entry itself (a symlink stays a symlink).
+
+        The parent directory is resolved and checked as :meth:`resolve` does; the entry must not be an allowed
+        directory itself nor match a deny pattern. Use it to delete or rename an entry.
+
+        Raises:
+            PathError, OutsideWorkspaceError, DeniedPathError: As for :meth:`resolve`; an allowed directory itself
+                is an :class:`OutsideWorkspaceError` (it may not be removed).
+        """
+        lexical = self.absolute(path)
+        name = os.path.basename(lexical)
+        if name in ("", ".", ".."):
+            real = str(self.resolve(lexical))
+        else:
+            real = os.path.join(self.resolve(os.path.dirname(lexical)), name)
+        if real in self._roots:
+            raise OutsideWorkspaceError(path=real, given=os.fspath(path), roots=self._roots)
+        for candidate in (lexical, real):
+            pattern = self.denied_by(candidate)
+            if pattern is not None:
+                raise DeniedPathError(path=real, pattern=pattern)
+        return Path(real)
+
     def resolve_many(self, paths: Sequence[str | os.PathLike[str]], *, expect: Expect = "any") -> list[Path]:
         """Resolve several paths with the same rules (the first failure raises)."""
         return [self.resolve(p, expect=expect) for p in paths]

@@ -142,13 +142,7 @@ def guard(state: State, raw: Any, *, follow_last: bool = True) -> tuple[str, str
     ws = state.workspace
     try:
         lexical = ws.absolute(raw.strip())
-        if follow_last or os.path.basename(lexical) in ("", ".", ".."):
-            real = str(ws.resolve(lexical))
-        else:
-            parent = ws.resolve(os.path.dirname(lexical))
-            real = os.path.join(parent, os.path.basename(lexical))
-            if not ws.contains(parent) or ws.denied_by(real) or real in map(str, ws.roots):
-                raise Fail(f"path not allowed: {lexical}")
+        real = str(ws.resolve(lexical) if follow_last else ws.resolve_entry(lexical))
     except (AccessDeniedError, PathError):
         raise Fail(f"path not allowed: {os.path.normpath(os.path.join(ws.cwd, raw.strip()))}") from None
     return given, lexical, real

@@ -132,13 +132,10 @@ def list_dir(state: State, args: dict[str, Any]) -> str:
 
 
 def delete(state: State, args: dict[str, Any]) -> str:
-    given, lexical, real = guard(state, args.get("path"), follow_last=False)
+    given, lexical, _ = guard(state, args.get("path"), follow_last=False)
     try:
-        if os.path.isdir(real) and not os.path.islink(real):
-            os.rmdir(real)
-        else:
-            os.unlink(real)
-    except OSError as exc:
+        files.remove(state.workspace, lexical)
+    except OSError as exc:  # missing (ENOENT), a directory that is not empty (ENOTEMPTY), ...
         raise Fail(f"failed to delete file: {go_error('remove', lexical, exc)}") from None
     return dumps({"success": True, "path": given})
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import attrs
 
-from agenttools import edit
+from agenttools import edit, files
 from agenttools._glob import GlobSyntaxError, compile_glob
 from agenttools._gostr import unescape_go_string
 from agenttools._text import decode
@@ -183,21 +183,12 @@ def delete_file(state: State, args: dict[str, Any]) -> str:
     path: str = args["path"]
     if not path:
         raise Fail("path cannot be empty")
-    lexical = os.path.normpath(os.path.join(state.root, path))
     try:
-        parent = resolve(state, os.path.dirname(lexical) or ".")
-    except Fail:
+        files.remove(state.workspace, os.path.join(state.root, path))
+    except (AccessDeniedError, PathError):
         raise Fail(f"path not allowed: {path}") from None
-    target = os.path.join(parent, os.path.basename(lexical))
-    if target == str(state.root) or state.workspace.denied_by(target):
-        raise Fail(f"path not allowed: {path}")
-    if not os.path.lexists(target):
-        raise Fail(f"file does not exist: {path}")
-    try:
-        if os.path.isdir(target) and not os.path.islink(target):
-            os.rmdir(target)
-        else:
-            os.unlink(target)
+    except NotFoundError:
+        raise Fail(f"file does not exist: {path}") from None
     except OSError as exc:
         raise Fail(f"failed to delete file: remove {path}: {(exc.strerror or str(exc)).lower()}") from None
     return f"Successfully deleted file {path}"
