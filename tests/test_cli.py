@@ -115,3 +115,27 @@ def test_console_script_is_installed():
     proc = subprocess.run([str(script), "call", "--toolset", TOOLSET, "add", '{"a": 1, "b": 1}'],
                           capture_output=True, text=True, env=env, timeout=60, check=False)
     assert (proc.returncode, proc.stdout) == (0, "2\n")
+
+
+@pytest.mark.parametrize("toolset", ["gemini", "editor", "assistant", "coder", "content"])
+def test_tools_for_every_toolset_and_format(toolset, tmp_path, capsys):
+    from agenttools.cli import main
+
+    options = ["--root", str(tmp_path)]
+    if toolset == "content":
+        config = tmp_path / "guide.json"
+        config.write_text(json.dumps({"docroot": ".", "categories": [{"name": "docs", "dir": "."}]}))
+        options = ["--config", str(config)]
+    for fmt in ("openai", "openai-responses", "anthropic", "gemini", "mcp", "json-schema"):
+        assert main(["tools", "--toolset", toolset, *options, "--format", fmt]) == 0
+        definitions = json.loads(capsys.readouterr().out)
+        assert len(definitions) >= 3
+
+
+def test_content_call_with_config(tmp_path):
+    (tmp_path / "intro.md").write_text("# Intro\n")
+    config = tmp_path / "guide.toml"
+    config.write_text('docroot = "."\n[[categories]]\nname = "docs"\ndir = "."\n')
+    proc = run("call", "--toolset", "content", "--config", str(config), "get_content",
+               '{"category_or_collection": "docs"}')
+    assert (proc.returncode, proc.stdout) == (0, '{"success": true, "value": "# Intro\\n"}\n')

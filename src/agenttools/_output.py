@@ -65,7 +65,7 @@ def _blocks(value: Iterable[ContentBlock]) -> tuple[ContentBlock, ...]:
     return tuple(value)
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, repr=False)
 class ToolOutput:
     """The result of one tool call, ready to hand to a model.
 
@@ -84,6 +84,61 @@ class ToolOutput:
     """The output as content blocks, for SDKs that take them."""
     data: Any = None
     """The tool's own return value (typed result), or the exception for an error."""
+
+    def to_openai(self, call_id: str) -> dict[str, Any]:
+        """A Chat Completions ``{"role": "tool", "tool_call_id", "content"}`` message."""
+        from agenttools._sdk import to_openai
+
+        return to_openai(self, call_id)
+
+    def to_openai_responses(self, call_id: str) -> dict[str, Any]:
+        """A Responses ``function_call_output`` item (images as ``input_image`` parts)."""
+        from agenttools._sdk import to_openai_responses
+
+        return to_openai_responses(self, call_id)
+
+    def to_anthropic(self, tool_use_id: str) -> dict[str, Any]:
+        """An Anthropic ``tool_result`` block with ``is_error``; images as image blocks."""
+        from agenttools._sdk import to_anthropic
+
+        return to_anthropic(self, tool_use_id)
+
+    def to_gemini(self, name: str, call_id: str | None = None) -> dict[str, Any]:
+        """A google-genai ``Part`` dict holding the ``function_response``."""
+        from agenttools._sdk import to_gemini
+
+        return to_gemini(self, name, call_id)
+
+    def to_mcp(self) -> dict[str, Any]:
+        """An MCP ``CallToolResult`` dict (``content`` blocks and ``isError``)."""
+        from agenttools._sdk import to_mcp
+
+        return to_mcp(self)
+
+    def __repr__(self) -> str:
+        text = self.text if len(self.text) <= 200 else self.text[:197] + "..."
+        blocks = ", ".join(type(b).__name__ for b in self.content)
+        return f"ToolOutput(is_error={self.is_error}, text={text!r}, content=[{blocks}])"
+
+    def _repr_markdown_(self) -> str:
+        fence = "```"
+        head = "**Error**\n\n" if self.is_error else ""
+        return f"{head}{fence}\n{self.text}\n{fence}"
+
+    def _repr_png_(self) -> bytes | None:
+        for block in self.content:
+            if isinstance(block, ImageBlock) and block.mime_type == "image/png":
+                return block.to_bytes()
+        return None
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        bundle: dict[str, Any] = {"text/plain": repr(self), "text/markdown": self._repr_markdown_()}
+        for block in self.content:
+            if isinstance(block, ImageBlock) and block.mime_type in ("image/png", "image/jpeg", "image/gif",
+                                                                      "image/svg+xml"):
+                bundle.setdefault(block.mime_type, block.to_bytes().decode("utf-8") if block.mime_type ==
+                                  "image/svg+xml" else block.data)
+        return bundle
 
 
 def _json_default(value: Any) -> Any:

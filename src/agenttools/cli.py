@@ -30,6 +30,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--deny-dir", action="append", metavar="GLOB", dest="deny_dirs",
                         help="a denied path glob such as '**/.env' (repeatable; 'deny_dirs')")
     parser.add_argument("--max-file-size", metavar="SIZE", help="largest file to read or write, e.g. 10MB")
+    parser.add_argument("--config", metavar="PATH", help="a toolset config file (the content toolset's TOML/JSON)")
     parser.add_argument("--option", action="append", metavar="KEY=VALUE", default=[],
                         help="any other toolset option; VALUE is parsed as JSON when it can be (repeatable)")
 
@@ -85,7 +86,7 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
             options[key.strip()] = json.loads(raw)
         except ValueError:
             options[key.strip()] = raw
-    for key in ("root", "allow_dirs", "deny_dirs", "max_file_size"):
+    for key in ("root", "allow_dirs", "deny_dirs", "max_file_size", "config"):
         value = getattr(args, key)
         if value is not None:
             options[key] = value

@@ -334,6 +334,34 @@ class Registry:
             self._log(name, error)
             return self._failure(name, error)
 
+    def run(self, tool_call: Any) -> dict[str, Any]:
+        """Run a tool call from any SDK and answer in the same SDK's shape.
+
+        Accepts an OpenAI Chat tool call, a Responses ``function_call`` item, an Anthropic ``tool_use`` block or a
+        Gemini ``function_call`` (part or call) — SDK objects or plain dicts — and returns the tool message /
+        ``function_call_output`` / ``tool_result`` / ``function_response`` part for it.
+
+        Raises:
+            ValueError: ``tool_call`` is not a tool call from a known SDK.
+        """
+        from agenttools._sdk import parse_tool_call
+
+        parsed = parse_tool_call(tool_call)
+        return parsed.shape(self.call(parsed.name, parsed.arguments))
+
+    async def arun(self, tool_call: Any) -> dict[str, Any]:
+        """Like :meth:`run`, without blocking the event loop."""
+        from agenttools._sdk import parse_tool_call
+
+        parsed = parse_tool_call(tool_call)
+        return parsed.shape(await self.acall(parsed.name, parsed.arguments))
+
+    def to_langchain(self) -> list[Any]:
+        """LangChain ``StructuredTool``s for these tools (the ``langchain`` extra); see docs/integrations.md."""
+        from agenttools.integrations.langchain import to_langchain
+
+        return to_langchain(self)
+
     async def acall(self, name: str, arguments: Mapping[str, Any] | str | bytes | None = None) -> ToolOutput:
         """Like :meth:`call`, without blocking the event loop (sync tools run in a worker thread)."""
         import asyncio
