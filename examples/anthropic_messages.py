@@ -1,0 +1,31 @@
+"""An Anthropic Messages tool loop with the coder toolset.
+
+Run it for real with ``ANTHROPIC_API_KEY`` set: ``python examples/anthropic_messages.py /path/to/project "..."``.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import agenttools
+
+
+def run(client: Any, root: str, question: str, model: str = "claude-sonnet-4-5") -> str:
+    """Ask ``question``; tool results go back as ``tool_result`` blocks (images included)."""
+    with agenttools.toolset("coder", root=root) as reg:
+        messages: list[Any] = [{"role": "user", "content": question}]
+        while True:
+            response = client.messages.create(model=model, max_tokens=4096, messages=messages,
+                                              tools=reg.definitions("anthropic"))
+            messages.append({"role": "assistant", "content": response.content})
+            uses = [block for block in response.content if block.type == "tool_use"]
+            if not uses:
+                return "".join(block.text for block in response.content if block.type == "text")
+            messages.append({"role": "user", "content": [reg.run(block) for block in uses]})
+
+
+if __name__ == "__main__":
+    from anthropic import Anthropic
+
+    print(run(Anthropic(), sys.argv[1], sys.argv[2]))

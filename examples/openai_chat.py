@@ -1,0 +1,32 @@
+"""An OpenAI Chat Completions tool loop with the gemini toolset.
+
+Run it for real with ``OPENAI_API_KEY`` set: ``python examples/openai_chat.py /path/to/project "What is this?"``.
+The test suite runs ``run()`` against a scripted client, so this file cannot rot.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import agenttools
+
+
+def run(client: Any, root: str, question: str, model: str = "gpt-4.1") -> str:
+    """Ask ``question`` about the project at ``root``; return the model's final answer."""
+    with agenttools.toolset("gemini", root=root) as reg:
+        messages: list[Any] = [{"role": "user", "content": question}]
+        while True:
+            response = client.chat.completions.create(model=model, messages=messages,
+                                                      tools=reg.definitions("openai"))
+            message = response.choices[0].message
+            messages.append(message.model_dump(exclude_none=True))
+            if not message.tool_calls:
+                return str(message.content)
+            messages.extend(reg.run(call) for call in message.tool_calls)  # {"role": "tool", ...} messages
+
+
+if __name__ == "__main__":
+    from openai import OpenAI
+
+    print(run(OpenAI(), sys.argv[1], sys.argv[2]))
