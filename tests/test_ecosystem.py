@@ -250,3 +250,16 @@ def test_notebook_reprs():
     assert bundle["text/markdown"].startswith("```")
     long = ToolOutput(text="x" * 500)
     assert len(repr(long)) < 300
+
+
+def test_results_show_as_markdown_tables(tmp_path):
+    from agenttools import files, shell
+
+    (tmp_path / "a.txt").write_text("x\n")
+    result = files.read_file(agenttools.Workspace(tmp_path), "a.txt")
+    table = result._repr_markdown_()
+    assert table.startswith("**ReadResult**\n\n| field | value |\n|---|---|\n")
+    assert "| lines | `('x', '')` |" in table
+    ran = shell.run_shell("echo hi", cwd=tmp_path)
+    assert "| stdout | `'hi\\n'` |" in ran._repr_markdown_()
+    assert "ShellResult(" in repr(ran)

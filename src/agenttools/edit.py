@@ -12,6 +12,7 @@ from pathlib import Path
 
 import attrs
 
+from agenttools._display import MarkdownRepr
 from agenttools._text import TextFormat, atomic_write, decode, encode
 from agenttools.errors import (
     AlreadyExistsError,
@@ -29,7 +30,7 @@ __all__ = ["EditResult", "count_occurrences", "replace_lines", "replace_text"]
 
 
 @attrs.frozen(kw_only=True)
-class EditResult:
+class EditResult(MarkdownRepr):
     """What :func:`replace_text` did."""
 
     path: Path

@@ -12,6 +12,7 @@ from typing import Literal
 
 import attrs
 
+from agenttools._display import MarkdownRepr
 from agenttools._filetypes import FileKind, classify
 from agenttools._lines import read_lines
 from agenttools._text import TextFormat, atomic_write, decode, encode
@@ -42,7 +43,7 @@ class DirEntry:
 
 
 @attrs.frozen(kw_only=True)
-class FileInfo:
+class FileInfo(MarkdownRepr):
     """What :func:`stat_path` found."""
 
     path: Path
@@ -60,7 +61,7 @@ class FileInfo:
 
 
 @attrs.frozen(kw_only=True)
-class DirListing:
+class DirListing(MarkdownRepr):
     """The entries of one directory, in the order the OS returned them."""
 
     path: Path
@@ -72,7 +73,7 @@ class DirListing:
 
 
 @attrs.frozen(kw_only=True)
-class ReadResult:
+class ReadResult(MarkdownRepr):
     """What :func:`read_file` found: a range of text lines, or the bytes of a media file, or a binary file."""
 
     path: Path
@@ -110,7 +111,7 @@ class ReadResult:
 
 
 @attrs.frozen(kw_only=True)
-class TreeNode:
+class TreeNode(MarkdownRepr):
     """One entry of a directory tree."""
 
     name: str
@@ -124,7 +125,7 @@ class TreeNode:
 
 
 @attrs.frozen(kw_only=True)
-class WriteResult:
+class WriteResult(MarkdownRepr):
     """What :func:`write_file` did."""
 
     path: Path

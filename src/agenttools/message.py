@@ -15,6 +15,7 @@ from typing import Protocol, runtime_checkable
 
 import attrs
 
+from agenttools._display import MarkdownRepr
 from agenttools.errors import ChannelNotFoundError, SendError
 
 __all__ = ["Channel", "ChannelNotFoundError", "SendError", "SentMessage", "WebhookChannel", "send_message"]
@@ -29,7 +30,7 @@ class Channel(Protocol):
 
 
 @attrs.frozen(kw_only=True)
-class SentMessage:
+class SentMessage(MarkdownRepr):
     """A message that was delivered."""
 
     channel_id: str

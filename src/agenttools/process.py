@@ -20,6 +20,7 @@ from pathlib import Path
 
 import attrs
 
+from agenttools._display import MarkdownRepr
 from agenttools.errors import ProcessLimitError, UnknownProcessError
 from agenttools.shell import DEFAULT_MAX_OUTPUT, _Capped, kill_group, non_interactive_env, strip_ansi
 
@@ -27,7 +28,7 @@ __all__ = ["ProcessManager", "ProcessStatus", "ProcessTable"]
 
 
 @attrs.frozen(kw_only=True)
-class ProcessStatus:
+class ProcessStatus(MarkdownRepr):
     """A background process as it is now."""
 
     id: str

@@ -15,6 +15,7 @@ from typing import Literal
 import attrs
 import regex
 
+from agenttools._display import MarkdownRepr
 from agenttools._glob import GlobSyntaxError, compile_glob
 from agenttools._ignore import ALWAYS_SKIPPED, IgnoreRules, find_ignore_base, walk_files
 from agenttools._text import detect_bom
@@ -41,7 +42,7 @@ class GlobMatch:
 
 
 @attrs.frozen(kw_only=True)
-class GlobResult:
+class GlobResult(MarkdownRepr):
     """Files matching a glob, sorted by relative path."""
 
     root: Path
@@ -67,7 +68,7 @@ class GrepMatch:
 
 
 @attrs.frozen(kw_only=True)
-class GrepResult:
+class GrepResult(MarkdownRepr):
     """Matching lines, files in path order and lines ascending within a file."""
 
     root: Path

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import attrs
 
+from agenttools._display import MarkdownRepr
+
 __all__ = ["DEFAULT_MAX_OUTPUT", "DEFAULT_TIMEOUT", "ShellResult", "kill_group", "non_interactive_env", "run_command",
            "run_shell", "strip_ansi"]
 
@@ -41,7 +43,7 @@ def strip_ansi(text: str) -> str:
 
 
 @attrs.frozen(kw_only=True)
-class ShellResult:
+class ShellResult(MarkdownRepr):
     """What a command did. A non-zero exit is a result, not an error."""
 
     command: str

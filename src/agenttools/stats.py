@@ -12,6 +12,8 @@ from collections.abc import Iterable
 
 import attrs
 
+from agenttools._display import MarkdownRepr
+
 __all__ = ["LanguageCount", "LineCount", "count_lines", "language_of"]
 
 _C = (("//",), (("/*", "*/"),))
@@ -78,7 +80,7 @@ class LanguageCount:
 
 
 @attrs.frozen(kw_only=True)
-class LineCount:
+class LineCount(MarkdownRepr):
     """What :func:`count_lines` found."""
 
     languages: tuple[LanguageCount, ...]

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 
 import attrs
 
+from agenttools._display import MarkdownRepr
 from agenttools.errors import AgentToolsError, ToolTimeoutError
 
 __all__ = ["BlockedAddressError", "FetchError", "FetchResult", "fetch", "html_to_markdown"]
@@ -52,7 +53,7 @@ class BlockedAddressError(FetchError):
 
 
 @attrs.frozen(kw_only=True)
-class FetchResult:
+class FetchResult(MarkdownRepr):
     """A response."""
 
     url: str
