@@ -47,6 +47,22 @@ def test_results_are_frozen_and_keyword_only():
                 setattr(instance, params[0].name, "changed")
 
 
+def test_import_imports_nothing_heavy():
+    code = ("import sys, agenttools; print(sorted(m for m in sys.modules if m.startswith(('agenttools.', 'attr', "
+            "'pathspec', 'regex', 'charset_normalizer', 'filetype'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert out.stdout.strip() == "[]"
+
+
+def test_every_public_name_resolves_lazily():
+    code = "import agenttools; [getattr(agenttools, n) for n in agenttools.__all__]; print(agenttools.content.Result)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert "Result" in out.stdout
+    assert set(agenttools.__all__) <= set(dir(agenttools))
+    with pytest.raises(AttributeError):
+        agenttools.no_such_name  # noqa: B018
+
+
 def test_import_is_light():
     code = ("import sys, agenttools; heavy = [m for m in ('openai', 'anthropic', 'google.genai', 'mcp', "
             "'langchain_core', 'pydantic', 'charset_normalizer', 'asyncio.subprocess') if m in sys.modules]; "
