@@ -219,3 +219,14 @@ def test_searching_inside_an_ignored_directory_on_purpose(ignored_tree):
         assert [m.rel for m in grep(ws, "needle", path="build", backend=backend).matches] == ["x.c"]
 
 
+
+
+@pytest.mark.parametrize("backend", ["rg", "python"])
+def test_capped_search_returns_the_first_matches_in_path_order(corpus, backend):
+    ws = Workspace(corpus)
+    full = grep(ws, "self", backend=backend)
+    capped = grep(ws, "self", backend=backend, max_matches=50)
+    assert capped.truncated
+    assert [(m.rel, m.line_number) for m in capped.matches] == [(m.rel, m.line_number) for m in full.matches[:50]]
+    few = grep(ws, "PyErr_SetString", backend=backend, max_matches=10**6)
+    assert not few.truncated

@@ -11,6 +11,7 @@ the caller falls back to Python.
 
 from __future__ import annotations
 
+import mmap
 import os
 import shutil
 import subprocess
@@ -21,11 +22,13 @@ from pathlib import Path
 import regex
 
 from agenttools._ignore import IgnoreRules
+from agenttools._text import detect_bom
 from agenttools.search import GrepMatch, _decode_for_search
 
 __all__ = ["find_rg", "grep"]
 
 _GLOB_CHARS = frozenset("*?[{\\")
+_RG_BUFFER = 64 * 1024  # ripgrep's default read buffer: its binary detection sees at least this much
 
 
 def find_rg() -> str | None:
@@ -105,8 +108,12 @@ def grep(
     ignore_case: bool,
     deadline: float,
     required: bool,
+    limit: int | None = None,
 ) -> list[GrepMatch] | None:
-    """Search with ripgrep; None when it cannot serve this query (the caller then uses Python)."""
+    """Search with ripgrep; None when it cannot serve this query (the caller then uses Python).
+
+    With ``limit``, ripgrep walks in path order and is stopped as soon as ``limit`` matching lines are read.
+    """
     import time
 
     binary = find_rg()
@@ -138,6 +145,9 @@ def grep(
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             raise TimeoutError
+        anchored = include if include and "/" in include.rstrip("/") else None
+        if limit is not None:
+            return _stream(args, root, anchored, include_re, limit, deadline)
         try:
             proc = subprocess.run(args, cwd=root, stdin=subprocess.DEVNULL, capture_output=True,
                                   timeout=remaining, check=False)
@@ -148,13 +158,45 @@ def grep(
             os.unlink(ignore_file)
     if proc.returncode not in (0, 1):
         return None  # e.g. a regex ripgrep rejects (look-around): the Python backend can serve it
-    return _parse(root, proc.stdout, include if include and "/" in include.rstrip("/") else None, include_re)
+    return _parse(root, proc.stdout, anchored, include_re)
+
+
+def _stream(args: list[str], root: Path, anchored: str | None, include_re: regex.Pattern[str] | None,
+            limit: int, deadline: float) -> list[GrepMatch] | None:
+    """Run ripgrep in path order and stop it once ``limit`` matches are in (a result cap costs what it returns)."""
+    import time
+
+    args = [args[0], "--sort=path", *args[1:]]
+    proc = subprocess.Popen(args, cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL)
+    assert proc.stdout is not None  # noqa: S101 - PIPE
+    matches: list[GrepMatch] = []
+    pending = b""
+    try:
+        while len(matches) < limit:
+            if time.monotonic() > deadline:
+                raise TimeoutError
+            chunk = os.read(proc.stdout.fileno(), 65536)
+            if not chunk:
+                break
+            pending += chunk
+            complete, _, pending = pending.rpartition(b"\n")
+            if complete:
+                matches.extend(_parse(root, complete + b"\n", anchored, include_re))
+    finally:
+        proc.kill()
+        proc.wait()
+        proc.stdout.close()
+    if proc.returncode not in (0, 1, -9) and not matches:
+        return None
+    return matches[:limit]
 
 
 def _parse(root: Path, output: bytes, anchored_include: str | None,
            include_re: regex.Pattern[str] | None) -> list[GrepMatch]:
     matches: list[GrepMatch] = []
     binary_cache: dict[str, bool] = {}
+    base = str(root).rstrip(os.sep) + os.sep
     for raw in output.split(b"\n"):
         if not raw:
             continue
@@ -163,15 +205,28 @@ def _parse(root: Path, output: bytes, anchored_include: str | None,
         rel = os.fsdecode(name).removeprefix("./")
         if anchored_include is not None and include_re is not None and not include_re.match(rel):
             continue
-        full = root / rel
+        full = base + rel
         if rel not in binary_cache:
-            try:
-                with open(full, "rb") as handle:
-                    binary_cache[rel] = _decode_for_search(handle.read()) is None
-            except OSError:
-                binary_cache[rel] = True
+            binary_cache[rel] = _is_binary_late(full)
         if binary_cache[rel]:
             continue
         matches.append(GrepMatch(path=full, rel=rel, line_number=int(number),
                                  line=content.decode("utf-8", errors="replace")))
     return matches
+
+
+def _is_binary_late(path: str) -> bool:
+    """Whether ripgrep may have reported lines of a file the Python backend treats as binary.
+
+    ripgrep skips a file whose first buffer holds a NUL byte, so only a file larger than that buffer can have a
+    NUL that ripgrep saw after reporting matches; only those are read again.
+    """
+    try:
+        if os.path.getsize(path) <= _RG_BUFFER:
+            return False
+        with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as view:
+            if detect_bom(view[:4]) is not None:
+                return _decode_for_search(view[:]) is None
+            return view.find(b"\x00") != -1
+    except (OSError, ValueError):
+        return True

@@ -70,16 +70,17 @@ def search_file_content(state: State, args: dict[str, Any]) -> str:
         return f'No matches found for pattern "{pattern}" in path "{shown}"{where}.'
     count = len(result.matches)
     term = "match" if count == 1 else "matches"
-    text = f'Found {count} {term} for pattern "{pattern}" in path "{shown}"{where}:\n---\n'
+    parts = [f'Found {count} {term} for pattern "{pattern}" in path "{shown}"{where}:\n---\n']
     current = None
     for match in result.matches:
         if match.rel != current:
             if current is not None:
-                text += "---\n"
+                parts.append("---\n")
             current = match.rel
-            text += f"File: {match.rel.replace('/', os.sep)}\n"
-        text += f"L{match.line_number}: {match.line.strip().strip(chr(0xFEFF)).strip()}\n"
-    return (text + "---\n").strip()
+            parts.append(f"File: {match.rel.replace('/', os.sep)}\n")
+        parts.append(f"L{match.line_number}: {match.line.strip().strip(chr(0xFEFF)).strip()}\n")
+    parts.append("---\n")
+    return "".join(parts).strip()
 
 
 def glob(state: State, args: dict[str, Any]) -> str:
