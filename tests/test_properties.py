@@ -62,3 +62,25 @@ def test_call_never_raises(arguments):
     assert isinstance(out, agenttools.ToolOutput)
     assert isinstance(out.text, str)
     assert "Traceback" not in out.text
+
+
+LINE_TEXT = st.lists(st.sampled_from(["a", "é", "\u4e16", "\n", "\r", "\t", " ", "\U0001f600", "\x0c"]),
+                     max_size=80).map("".join)
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture], deadline=None)
+@given(text=LINE_TEXT, offset=st.integers(0, 12), limit=st.none() | st.integers(1, 12),
+       max_chars=st.none() | st.integers(1, 6), count_all=st.booleans())
+def test_fast_line_scanner_equals_the_streaming_one(tmp_path, text, offset, limit, max_chars, count_all):
+    from agenttools._lines import _scan, _scan_bytes
+    from agenttools._text import TextFormat
+
+    path = tmp_path / "lines.txt"
+    path.write_bytes(text.encode("utf-8"))
+    fmt = TextFormat(encoding="utf-8")
+    fast = _scan_bytes(str(path), fmt, offset, limit, max_chars, count_all)
+    slow = _scan(str(path), fmt, offset, limit, max_chars, count_all)
+    if count_all or slow[3] is None:
+        assert fast[:3] == slow[:3]
+    if count_all:
+        assert fast[3] == slow[3]

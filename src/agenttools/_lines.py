@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 from dataclasses import dataclass
 
 from agenttools._text import TextFormat, _fallback_encoding, detect_bom, iter_decoded, newline_style
@@ -73,6 +74,93 @@ def _scan(real: str, fmt: TextFormat, offset: int, limit: int | None, max_chars:
     return lines, cut, cut_lengths, index + 1
 
 
+_CHUNK = 1 << 20
+
+
+def _byte_lines_compatible(fmt: TextFormat) -> bool:
+    """Whether ``\\n`` is the byte 0x0A and never part of another character (UTF-8, single-byte codecs)."""
+    return not fmt.encoding.startswith(("utf-16", "utf-32")) and "\n".encode(fmt.encoding) == b"\n"
+
+
+def _decode_prefix(data: bytes, encoding: str, *, truncated: bool) -> str:
+    """Decode strictly; a line cut short may end inside a character, which is then dropped."""
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        if truncated and exc.start >= len(data) - 3:
+            return data[: exc.start].decode(encoding)
+        raise
+
+
+def _scan_bytes(real: str, fmt: TextFormat, offset: int, limit: int | None, max_chars: int | None,
+                count_all: bool) -> tuple[list[str], list[int], list[int], int | None]:
+    """Pick lines the fast way, for UTF-8 and single-byte encodings.
+
+    Lines are found by C-level byte reads and only the wanted lines are decoded. Memory stays bounded: a long line
+    is read in 1 MiB pieces, only about its first ``max_chars`` characters are kept, and its length is counted.
+    """
+    lines: list[str] = []
+    cut: list[int] = []
+    cut_lengths: list[int] = []
+    keep_bytes = None if max_chars is None else max_chars * 4 + 4
+    with open(real, "rb") as handle:
+        handle.seek(len(fmt.bom))
+        index = 0
+        while index < offset:
+            piece = handle.readline(_CHUNK)
+            if not piece:
+                return [], [], [], index + 1
+            while not piece.endswith(b"\n"):
+                more = handle.readline(_CHUNK)
+                if not more:
+                    return [], [], [], index + 1
+                piece = more
+            index += 1
+        end = None if limit is None else offset + limit
+        while end is None or index < end:
+            raw = handle.readline(_CHUNK if keep_bytes is None else max(keep_bytes, 1))
+            if not raw:
+                lines.append("")  # the empty line after a final newline (or of an empty file), as split("\n")
+                return lines, cut, cut_lengths, index + 1
+            decoder = codecs.getincrementaldecoder(fmt.encoding)("strict")
+            kept = raw
+            length = len(decoder.decode(raw))
+            truncated = False
+            while not raw.endswith(b"\n"):
+                raw = handle.readline(_CHUNK)
+                if not raw:
+                    break
+                length += len(decoder.decode(raw))
+                if keep_bytes is None or len(kept) < keep_bytes:
+                    kept += raw
+                else:
+                    truncated = True
+            length += len(decoder.decode(b"", final=True))
+            has_newline = raw.endswith(b"\n")
+            if has_newline:
+                length -= 1
+                if not truncated:
+                    kept = kept[:-1]
+            text = _decode_prefix(kept, fmt.encoding, truncated=truncated)
+            if max_chars is not None and length > max_chars:
+                cut.append(len(lines))
+                cut_lengths.append(length)
+                text = text[:max_chars]
+            lines.append(text)
+            index += 1
+            if not has_newline:
+                return lines, cut, cut_lengths, index
+        if not count_all:
+            return lines, cut, cut_lengths, None
+        rest = 0
+        while True:
+            chunk = handle.read(_CHUNK)
+            if not chunk:
+                break
+            rest += chunk.count(b"\n")
+        return lines, cut, cut_lengths, index + rest + 1
+
+
 def read_lines(real: str, head: bytes, *, offset: int = 0, limit: int | None = None,
                max_line_chars: int | None = None, count_all: bool = True) -> LineRange:
     """Decode (BOM, then UTF-8, then a legacy guess) and pick lines; long lines are cut to ``max_line_chars``.
@@ -82,8 +170,9 @@ def read_lines(real: str, head: bytes, *, offset: int = 0, limit: int | None = N
     """
     found = detect_bom(head[:4])
     fmt = TextFormat(encoding=found[1], bom=found[0]) if found else TextFormat(encoding="utf-8")
+    scan = _scan_bytes if _byte_lines_compatible(fmt) else _scan
     try:
-        lines, cut, lengths, total = _scan(real, fmt, offset, limit, max_line_chars, count_all)
+        lines, cut, lengths, total = scan(real, fmt, offset, limit, max_line_chars, count_all)
     except UnicodeDecodeError:
         if found:
             raise EncodingError(f"cannot decode {real}: invalid {fmt.encoding} after its byte-order mark",

@@ -230,3 +230,52 @@ def _is_binary_late(path: str) -> bool:
             return view.find(b"\x00") != -1
     except (OSError, ValueError):
         return True
+
+
+_WALK_FLAGS = ["--hidden", "--no-ignore-parent", "--no-ignore-global", "--no-ignore-dot", "--no-ignore-exclude",
+               "--no-require-git", "--no-messages", "--null"]
+
+
+def list_files(root: Path, rules: IgnoreRules | None, skip_dirs: frozenset[str],
+               timeout: float = 60.0) -> tuple[list[str], list[str]] | None:
+    """List the files below ``root``: (those not ignored, all of them), as ``/``-separated relative paths.
+
+    Two ripgrep walks run side by side; None when ripgrep is missing or cannot apply the rules.
+    """
+    binary = find_rg()
+    if binary is None:
+        return None
+    skips = [f"--glob=!{name}" for name in sorted(skip_dirs)]
+    ignore_file = None
+    try:
+        kept_args = [binary, "--no-config", "--files", *_WALK_FLAGS, *skips]
+        if rules is None:
+            kept_args.insert(2, "--no-ignore")
+        else:
+            try:
+                lines = _ancestor_rules(root, rules)
+            except _Unrebasable:
+                return None
+            if lines:
+                handle = tempfile.NamedTemporaryFile("w", suffix=".gitignore", delete=False, encoding="utf-8")  # noqa: SIM115
+                with handle:
+                    handle.write("\n".join(lines) + "\n")
+                ignore_file = handle.name
+                kept_args.insert(2, f"--ignore-file={ignore_file}")
+        all_args = [binary, "--no-config", "--files", "--no-ignore", *_WALK_FLAGS, *skips]
+        runs = [subprocess.Popen([*args, "./"], cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                 stderr=subprocess.DEVNULL) for args in (kept_args, all_args)]
+        try:
+            outputs = [run.communicate(timeout=timeout)[0] for run in runs]
+        except subprocess.TimeoutExpired:
+            for run in runs:
+                run.kill()
+                run.communicate()
+            raise TimeoutError from None
+    finally:
+        if ignore_file is not None:
+            os.unlink(ignore_file)
+    if any(run.returncode not in (0, 1) for run in runs):
+        return None
+    kept, every = ([os.fsdecode(p).removeprefix("./") for p in out.split(b"\0") if p] for out in outputs)
+    return kept, every

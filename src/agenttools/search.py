@@ -33,7 +33,7 @@ _REGEX_FLAGS = regex.MULTILINE | regex.V0
 class GlobMatch:
     """A file a glob matched."""
 
-    path: Path
+    path: str
     """Absolute path (not resolved: symlinks are not followed during the walk)."""
     rel: str
     """Path relative to the search directory, ``/``-separated."""
@@ -118,6 +118,7 @@ def glob_files(
     case_sensitive: bool = False,
     respect_gitignore: bool = True,
     skip_dirs: frozenset[str] = frozenset({".git", "node_modules"}),
+    backend: Backend | None = None,
 ) -> GlobResult:
     """Find files whose path relative to ``path`` matches a doublestar glob (dotfiles included).
 
@@ -138,17 +139,34 @@ def glob_files(
         rules = None  # searching inside an ignored directory on purpose: show what is there
     matches: list[GlobMatch] = []
     ignored = 0
-    for rel, entry, is_ignored in walk_files(str(root), rules=rules, skip_dirs=skip_dirs, on_ignored=True):
-        if not matcher.match(rel):
-            continue
-        if is_ignored:
-            ignored += 1
-            continue
-        try:
-            mtime = entry.stat(follow_symlinks=False).st_mtime
-        except OSError:
-            continue
-        matches.append(GlobMatch(path=Path(entry.path), rel=rel, mtime=mtime))
+    listed = None
+    if _backend(backend) != "python":
+        from agenttools import _rg
+
+        listed = _rg.list_files(root, rules, skip_dirs)
+    if listed is not None:  # two ripgrep walks side by side: what is kept, and everything (to count the ignored)
+        kept, every = listed
+        kept_matches = [rel for rel in kept if matcher.match(rel)]
+        ignored = sum(1 for rel in every if matcher.match(rel)) - len(kept_matches)
+        base = str(root).rstrip(os.sep) + os.sep
+        for rel in kept_matches:
+            full = base + rel
+            try:
+                matches.append(GlobMatch(path=full, rel=rel, mtime=os.lstat(full).st_mtime))
+            except OSError:
+                continue
+    else:
+        for rel, entry, is_ignored in walk_files(str(root), rules=rules, skip_dirs=skip_dirs, on_ignored=True):
+            if not matcher.match(rel):
+                continue
+            if is_ignored:
+                ignored += 1
+                continue
+            try:
+                mtime = entry.stat(follow_symlinks=False).st_mtime
+            except OSError:
+                continue
+            matches.append(GlobMatch(path=entry.path, rel=rel, mtime=mtime))
     matches.sort(key=lambda m: m.rel.split("/"))
     return GlobResult(root=root, matches=tuple(matches), ignored_count=ignored)
 
