@@ -126,12 +126,17 @@ def walk_files(
     rules: IgnoreRules | None,
     skip_dirs: frozenset[str] = ALWAYS_SKIPPED,
     on_ignored: bool = False,
+    ordered: bool = False,
 ) -> Iterator[tuple[str, os.DirEntry[str], bool]]:
     """Yield ``(path relative to top, entry, ignored)`` for every regular file below ``top``.
 
     Symlinks are not followed (neither to files nor to directories). Ignored directories are pruned, and ignored
     files are skipped, unless ``on_ignored`` asks to see them too (flagged ``ignored=True``; used to count them).
+    With ``ordered``, files come in path order (entries sorted by name, depth first), so a consumer can stop early.
     """
+    if ordered:
+        yield from _walk_ordered(top, rules, skip_dirs, on_ignored)
+        return
     base_rel = ""
     if rules is not None:
         base_rel = os.path.relpath(top, rules.base).replace(os.sep, "/")
@@ -163,3 +168,39 @@ def walk_files(
                 stack.append((entry.path, rel, ignored))
             elif not ignored or on_ignored:
                 yield rel, entry, ignored
+
+
+def _walk_ordered(top: str, rules: IgnoreRules | None, skip_dirs: frozenset[str],
+                  on_ignored: bool) -> Iterator[tuple[str, os.DirEntry[str], bool]]:
+    base_rel = ""
+    if rules is not None:
+        base_rel = os.path.relpath(top, rules.base).replace(os.sep, "/")
+        base_rel = "" if base_rel == "." else base_rel
+
+    def visit(directory: str, rel_dir: str, inherited: bool) -> Iterator[tuple[str, os.DirEntry[str], bool]]:
+        try:
+            with os.scandir(directory) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            return
+        full_rel_dir = "/".join(p for p in (base_rel, rel_dir) if p)
+        chain = rules.chain(full_rel_dir) if rules is not None and not inherited else []
+        for entry in entries:
+            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+                is_file = entry.is_file(follow_symlinks=False)
+            except OSError:
+                continue
+            if not (is_dir or is_file):
+                continue
+            full_rel = f"{full_rel_dir}/{entry.name}" if full_rel_dir else entry.name
+            ignored = inherited or (rules is not None and rules.ignored(full_rel, is_dir, chain))
+            if is_dir:
+                if entry.name not in skip_dirs and (not ignored or on_ignored):
+                    yield from visit(entry.path, rel, ignored)
+            elif not ignored or on_ignored:
+                yield rel, entry, ignored
+
+    yield from visit(top, "", False)
+

@@ -241,15 +241,16 @@ def _grep_python(root: Path, compiled: regex.Pattern[str], include: regex.Patter
 
     With ``limit``, files are searched one by one in path order until ``limit`` matching lines are found.
     """
-    targets = [(rel, entry.path) for rel, entry, _ in walk_files(str(root), rules=rules, skip_dirs=ALWAYS_SKIPPED)
-               if include is None or include.match(rel)]
     if limit is not None:
         found: list[GrepMatch] = []
-        for target in sorted(targets, key=lambda t: t[0].split("/")):
-            found.extend(_grep_files([target], compiled, deadline))
-            if len(found) >= limit:
-                break
+        for rel, entry, _ in walk_files(str(root), rules=rules, skip_dirs=ALWAYS_SKIPPED, ordered=True):
+            if include is None or include.match(rel):
+                found.extend(_grep_files([(rel, entry.path)], compiled, deadline))
+                if len(found) >= limit:
+                    break
         return found
+    targets = [(rel, entry.path) for rel, entry, _ in walk_files(str(root), rules=rules, skip_dirs=ALWAYS_SKIPPED)
+               if include is None or include.match(rel)]
     workers = min(4, os.cpu_count() or 1)
     if len(targets) < _PARALLEL_FILES or workers < 2:
         return _grep_files(targets, compiled, deadline)
