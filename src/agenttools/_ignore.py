@@ -149,25 +149,32 @@ def walk_files(
                 entries = list(it)
         except OSError:
             continue
-        full_rel_dir = "/".join(p for p in (base_rel, rel_dir) if p)
-        chain = rules.chain(full_rel_dir) if rules is not None and not inherited else []
-        for entry in entries:
-            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
-            try:
-                is_dir = entry.is_dir(follow_symlinks=False)
-                is_file = entry.is_file(follow_symlinks=False)
-            except OSError:
-                continue
-            if not (is_dir or is_file):
-                continue
-            full_rel = f"{full_rel_dir}/{entry.name}" if full_rel_dir else entry.name
-            ignored = inherited or (rules is not None and rules.ignored(full_rel, is_dir, chain))
+        for rel, entry, is_dir, ignored in _classify(entries, base_rel, rel_dir, rules, inherited):
             if is_dir:
                 if entry.name in skip_dirs or (ignored and not on_ignored):
                     continue
                 stack.append((entry.path, rel, ignored))
             elif not ignored or on_ignored:
                 yield rel, entry, ignored
+
+
+def _classify(entries: list[os.DirEntry[str]], base_rel: str, rel_dir: str,
+              rules: IgnoreRules | None, inherited: bool,
+              ) -> Iterator[tuple[str, os.DirEntry[str], bool, bool]]:
+    """Yield ``(rel, entry, is_dir, ignored)`` for the regular files and directories of one listing."""
+    full_rel_dir = "/".join(p for p in (base_rel, rel_dir) if p)
+    chain = rules.chain(full_rel_dir) if rules is not None and not inherited else []
+    for entry in entries:
+        try:
+            is_dir = entry.is_dir(follow_symlinks=False)
+            is_file = entry.is_file(follow_symlinks=False)
+        except OSError:
+            continue
+        if not (is_dir or is_file):
+            continue
+        full_rel = f"{full_rel_dir}/{entry.name}" if full_rel_dir else entry.name
+        ignored = inherited or (rules is not None and rules.ignored(full_rel, is_dir, chain))
+        yield (f"{rel_dir}/{entry.name}" if rel_dir else entry.name), entry, is_dir, ignored
 
 
 def _walk_ordered(top: str, rules: IgnoreRules | None, skip_dirs: frozenset[str],
@@ -183,19 +190,7 @@ def _walk_ordered(top: str, rules: IgnoreRules | None, skip_dirs: frozenset[str]
                 entries = sorted(it, key=lambda e: e.name)
         except OSError:
             return
-        full_rel_dir = "/".join(p for p in (base_rel, rel_dir) if p)
-        chain = rules.chain(full_rel_dir) if rules is not None and not inherited else []
-        for entry in entries:
-            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
-            try:
-                is_dir = entry.is_dir(follow_symlinks=False)
-                is_file = entry.is_file(follow_symlinks=False)
-            except OSError:
-                continue
-            if not (is_dir or is_file):
-                continue
-            full_rel = f"{full_rel_dir}/{entry.name}" if full_rel_dir else entry.name
-            ignored = inherited or (rules is not None and rules.ignored(full_rel, is_dir, chain))
+        for rel, entry, is_dir, ignored in _classify(entries, base_rel, rel_dir, rules, inherited):
             if is_dir:
                 if entry.name not in skip_dirs and (not ignored or on_ignored):
                     yield from visit(entry.path, rel, ignored)
