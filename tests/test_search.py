@@ -230,3 +230,72 @@ def test_capped_search_returns_the_first_matches_in_path_order(corpus, backend):
     assert [(m.rel, m.line_number) for m in capped.matches] == [(m.rel, m.line_number) for m in full.matches[:50]]
     few = grep(ws, "PyErr_SetString", backend=backend, max_matches=10**6)
     assert not few.truncated
+
+
+GLOBS = ["**/*.py", "*.py", "**/*.PY", "**/*.{c,h}", "alpha/**", "**/.gitignore", "**/README*", "**/*.txt",
+         "**", "beta/*/*.md", "**/*.s", "**/*.K"]
+
+
+@pytest.mark.parametrize("pattern", GLOBS)
+@pytest.mark.parametrize(("case_sensitive", "respect"), [(False, True), (True, True), (False, False)])
+def test_glob_backends_agree_on_the_corpus(corpus, pattern, case_sensitive, respect):
+    ws = Workspace(corpus)
+    results = [glob_files(ws, pattern, case_sensitive=case_sensitive, respect_gitignore=respect, backend=backend)
+               for backend in ("rg", "python")]
+    rg, py = ([(m.rel, m.mtime) for m in result.matches] for result in results)
+    assert rg == py
+    assert results[0].ignored_count == results[1].ignored_count
+
+
+def test_glob_backends_agree_on_nested_rules(ignored_tree):
+    ws = Workspace(ignored_tree)
+    (ignored_tree / "src" / "deep" / ".gitignore").write_text("!b.tmp\n*.c\n")
+    (ignored_tree / "src" / "deep" / "z.c").write_text("")
+    (ignored_tree / ".hidden").mkdir()
+    (ignored_tree / ".hidden" / "h.tmp").write_text("")
+    for pattern, path in [("**/*.tmp", "."), ("**/*.c", "."), ("**/*", "src"), ("**/*.txt", "src/deep"),
+                          ("**/*.{tmp,c}", "."), ("**/*.excluded", ".")]:
+        rg, py = (glob_files(ws, pattern, path=path, backend=backend) for backend in ("rg", "python"))
+        assert [m.rel for m in rg.matches] == [m.rel for m in py.matches], pattern
+        assert rg.ignored_count == py.ignored_count, pattern
+    assert glob_files(ws, "**/*.tmp", backend="rg").ignored_count == 1  # src/a.tmp; deep/b.tmp re-included
+
+
+@pytest.mark.parametrize(
+    ("pattern", "case_sensitive", "expected"),
+    [
+        ("**/*.py", True, "*.py"),
+        ("src/*.test.ts", True, "*.test.ts"),
+        ("**/Makefile", True, "Makefile"),
+        ("**/*.py", False, "*.[pP][yY]"),
+        ("*.ks", False, "*.[kK\u212a][sS\u017f]"),
+        ("**/*.{c,h}", True, None),
+        ("src/**", True, None),
+        ("**/[ab].py", True, None),
+        ("**/*.é", True, None),
+        ("*.a:b", True, None),
+    ],
+)
+def test_name_filter_narrows_only_what_it_can_prove(pattern, case_sensitive, expected):
+    from agenttools._rg import name_filter
+
+    assert name_filter(pattern, case_sensitive=case_sensitive) == expected
+
+
+def test_a_nul_after_the_first_buffer_drops_the_whole_file(tmp_path):
+    # ripgrep prints the early match, then finds the NUL and stops with a warning: the file is binary, as in Python
+    (tmp_path / "late.txt").write_bytes(b"needle early\n" + b"x" * 200_000 + b"\n\0 needle\n")
+    (tmp_path / "text.txt").write_bytes(b"needle\n")
+    for backend in ("rg", "python"):
+        assert [m.rel for m in grep(Workspace(tmp_path), "needle", backend=backend).matches] == ["text.txt"]
+        capped = grep(Workspace(tmp_path), "needle", backend=backend, max_matches=1)
+        assert [m.rel for m in capped.matches] == ["text.txt"], backend
+
+
+def test_undecodable_bom_file_is_binary_in_both_backends(tmp_path):
+    # a UTF-16 BOM followed by a lone surrogate: ripgrep shows U+FFFD, Python cannot decode it and skips the file
+    (tmp_path / "bad16.txt").write_bytes(b"\xff\xfe" + "needle ".encode("utf-16-le") + b"\x00\xd8" + b"\n\x00")
+    (tmp_path / "replacement.txt").write_text("needle \ufffd kept\n", encoding="utf-8")
+    for backend in ("rg", "python"):
+        found = grep(Workspace(tmp_path), "needle", backend=backend)
+        assert [(m.rel, m.line) for m in found.matches] == [("replacement.txt", "needle \ufffd kept")], backend

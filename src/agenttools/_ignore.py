@@ -10,6 +10,7 @@ lines, via pathspec's gitignore patterns for exactness.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Iterator
@@ -22,17 +23,33 @@ __all__ = ["IgnoreRules", "RuleFile", "find_ignore_base", "walk_files"]
 ALWAYS_SKIPPED = frozenset({".git"})
 
 
+_ANY_DEPTH = "^(?:.+/)?"  # how pathspec starts the regex of a pattern without a slash (it matches any component)
+_TAILS = ("(?:/|$)", "/")  # ... and ends it: the component ends the path or a directory follows; directory only
+
+
 @dataclass(frozen=True)
 class RuleFile:
-    """The compiled lines of one ignore file, relative to the directory it applies to."""
+    """The compiled lines of one ignore file, relative to the directory it applies to.
+
+    Most lines name one path component (``*.log``, ``build/``, ``tmp-*``): those are also combined into regexes
+    over a single component, so a path is checked component by component (its directory's part once, cached)
+    and the lines are scanned, last first, only when something can match.
+    """
 
     base: str  # '/'-separated directory relative to the ignore base ('' for the base itself)
     rules: tuple[tuple[re.Pattern[str], bool], ...]  # (regex, include) in file order
-    combined: re.Pattern[str] | None = field(default=None)
+    names: re.Pattern[str] | None = None  # component lines that also match a file name
+    dirs: re.Pattern[str] | None = None  # every component line (a directory's name matches them all)
+    paths: re.Pattern[str] | None = None  # the other lines, on the whole path
+    paths_sources: tuple[str, ...] = ()
+    _dir_hits: dict[str, bool] = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     @classmethod
     def parse(cls, base: str, text: str) -> RuleFile | None:
         rules = []
+        names: list[str] = []
+        dirs: list[str] = []
+        paths: list[str] = []
         for line in text.splitlines():
             try:
                 pattern = GitIgnoreBasicPattern(line)
@@ -40,20 +57,60 @@ class RuleFile:
                 continue
             if pattern.include is None or pattern.regex is None:
                 continue
-            rules.append((re.compile(pattern.regex.pattern), bool(pattern.include)))
+            source = pattern.regex.pattern
+            rules.append((re.compile(source), bool(pattern.include)))
+            body = source.removeprefix(_ANY_DEPTH)
+            tail = next((t for t in _TAILS if body.endswith(t)), None)
+            core = body[: len(body) - len(tail)] if tail else ""
+            if body != source and tail and core and not set("/[()|") & set(core):
+                dirs.append(core)
+                if tail == _TAILS[0]:
+                    names.append(core)
+            else:
+                paths.append(source)
         if not rules:
             return None
-        combined = re.compile("|".join(f"(?:{r.pattern})" for r, _ in rules))
-        return cls(base=base, rules=tuple(rules), combined=combined)
+        return cls(base=base, rules=tuple(rules), names=_alternation(names), dirs=_alternation(dirs),
+                   paths=_alternation(paths), paths_sources=tuple(paths))
 
     def decide(self, rel: str) -> bool | None:
-        """True (ignored), False (re-included) or None (no line matches) for a path relative to ``base``."""
-        if self.combined is not None and not self.combined.match(rel):
+        """True (ignored), False (re-included) or None (no line matches) for a path relative to ``base``.
+
+        A directory's path ends with ``/``.
+        """
+        is_dir = rel.endswith("/")
+        parent, _, name = rel.rstrip("/").rpartition("/")
+        if not (self._parent_hit(parent) or (self.paths is not None and self.paths.match(rel))
+                or ((self.dirs if is_dir else self.names) or _NEVER).fullmatch(name)):
             return None
         for regex, include in reversed(self.rules):
             if regex.match(rel):
                 return include
         return None
+
+    def _parent_hit(self, parent: str) -> bool:
+        if not parent or self.dirs is None:
+            return False
+        hit = self._dir_hits.get(parent)
+        if hit is None:
+            dirs = self.dirs
+            hit = self._dir_hits[parent] = any(dirs.fullmatch(part) for part in parent.split("/"))
+        return hit
+
+
+_NEVER = re.compile(r"(?!)")
+_ANYTHING = re.compile(r"(?s:.*)")
+_FileCheck = tuple[re.Pattern[str], re.Pattern[str], list[RuleFile]]
+
+
+@functools.lru_cache(maxsize=1024)
+def _parse_cached(base: str, text: str) -> RuleFile | None:
+    """Rule files are parsed once per process for a given text (a search over a tree re-reads dozens)."""
+    return RuleFile.parse(base, text)
+
+
+def _alternation(sources: list[str]) -> re.Pattern[str] | None:
+    return re.compile("|".join(f"(?:{s})" for s in sources)) if sources else None
 
 
 def _read(path: str) -> str | None:
@@ -82,13 +139,16 @@ class IgnoreRules:
     def __init__(self, base: str) -> None:
         self.base = base
         self._files: dict[str, RuleFile | None] = {}
+        self._chains: dict[str, list[RuleFile]] = {}
+        self._dirs: dict[str, bool] = {}
+        self._file_checks: dict[str, _FileCheck | bool] = {}
         exclude = _read(os.path.join(base, ".git", "info", "exclude"))
         self._exclude = RuleFile.parse("", exclude) if exclude else None
 
     def _file(self, rel_dir: str) -> RuleFile | None:
         if rel_dir not in self._files:
             text = _read(os.path.join(self.base, rel_dir, ".gitignore"))
-            self._files[rel_dir] = RuleFile.parse(rel_dir, text) if text else None
+            self._files[rel_dir] = _parse_cached(rel_dir, text) if text else None
         return self._files[rel_dir]
 
     def chain(self, rel_dir: str) -> list[RuleFile]:
@@ -113,6 +173,58 @@ class IgnoreRules:
             if decision is not None:
                 return decision
         return False
+
+    def file_ignored(self, rel: str) -> bool:
+        """Whether the file at ``rel`` (relative to base) is ignored, by its own rules or one of its directories.
+
+        What can apply in a directory is worked out once for it, so most files cost one regex on their name.
+        """
+        parent, _, name = rel.rpartition("/")
+        check = self._file_checks.get(parent)
+        if check is None:
+            check = self._file_checks[parent] = self._file_check(parent)
+        if isinstance(check, bool):
+            return check
+        names, paths, chain = check
+        if names.fullmatch(name) or paths.match(rel):
+            return self.ignored(rel, False, chain)
+        return False
+
+    def _file_check(self, parent: str) -> _FileCheck | bool:
+        """For the files of ``parent``: a constant answer, or (name pre-check, path pre-check, rule chain)."""
+        if parent and self.dir_ignored(parent):
+            return True
+        chain = self._chain(parent)
+        names: list[str] = []
+        paths: list[str] = []
+        for rule in chain:
+            offset = len(rule.base) + 1 if rule.base else 0
+            if rule._parent_hit(parent[offset:]):
+                return _ANYTHING, _NEVER, chain
+            if rule.names is not None:
+                names.append(rule.names.pattern)
+            if rule.paths is not None:
+                # each line's regex starts with ^: anchor it below the rule file's directory instead
+                prefix = re.escape(rule.base + "/") if rule.base else ""
+                paths.extend(prefix + source[1:] if source.startswith("^") else ".*" for source in rule.paths_sources)
+        if not names and not paths:
+            return False
+        return _alternation(names) or _NEVER, _alternation(["^" + p for p in paths]) or _NEVER, chain
+
+    def _chain(self, rel_dir: str) -> list[RuleFile]:
+        chain = self._chains.get(rel_dir)
+        if chain is None:
+            chain = self._chains[rel_dir] = self.chain(rel_dir)
+        return chain
+
+    def dir_ignored(self, rel_dir: str) -> bool:
+        """Whether the directory at ``rel_dir`` (relative to base) or one of its parents is ignored (cached)."""
+        known = self._dirs.get(rel_dir)
+        if known is None:
+            parent = rel_dir.rpartition("/")[0]
+            known = (bool(parent) and self.dir_ignored(parent)) or self.ignored(rel_dir, True, self._chain(parent))
+            self._dirs[rel_dir] = known
+        return known
 
     def ancestors_ignored(self, rel_dir: str) -> bool:
         """Whether ``rel_dir`` or one of its parents (below base) is ignored."""
@@ -163,7 +275,7 @@ def _classify(entries: list[os.DirEntry[str]], base_rel: str, rel_dir: str,
               ) -> Iterator[tuple[str, os.DirEntry[str], bool, bool]]:
     """Yield ``(rel, entry, is_dir, ignored)`` for the regular files and directories of one listing."""
     full_rel_dir = "/".join(p for p in (base_rel, rel_dir) if p)
-    chain = rules.chain(full_rel_dir) if rules is not None and not inherited else []
+    check = rules is not None and not inherited
     for entry in entries:
         try:
             is_dir = entry.is_dir(follow_symlinks=False)
@@ -173,7 +285,8 @@ def _classify(entries: list[os.DirEntry[str]], base_rel: str, rel_dir: str,
         if not (is_dir or is_file):
             continue
         full_rel = f"{full_rel_dir}/{entry.name}" if full_rel_dir else entry.name
-        ignored = inherited or (rules is not None and rules.ignored(full_rel, is_dir, chain))
+        ignored = inherited or (check and rules is not None
+                                and (rules.dir_ignored(full_rel) if is_dir else rules.file_ignored(full_rel)))
         yield (f"{rel_dir}/{entry.name}" if rel_dir else entry.name), entry, is_dir, ignored
 
 

@@ -11,12 +11,14 @@ the caller falls back to Python.
 
 from __future__ import annotations
 
+import contextlib
 import mmap
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import regex
@@ -114,168 +116,208 @@ def grep(
 
     With ``limit``, ripgrep walks in path order and is stopped as soon as ``limit`` matching lines are read.
     """
-    import time
-
     binary = find_rg()
     if binary is None:
         return None
     args = [binary, "--no-config", "--null", "--line-number", "--with-filename", "--no-heading", "--color=never",
             "--hidden", "--no-ignore-parent", "--no-ignore-global", "--no-ignore-dot", "--no-ignore-exclude",
-            "--no-require-git", "--glob=!.git", "--no-messages", "--regexp", pattern]
+            "--no-require-git", "--glob=!.git", "--regexp", pattern]
     if ignore_case:
         args.insert(1, "--ignore-case")
-    if rules is None:
-        args.insert(1, "--no-ignore")
     if include and "/" not in include.rstrip("/"):
         args[1:1] = [f"--type-add=agtinclude:{include}", "--type=agtinclude"]
-    ignore_file = None
-    try:
-        if rules is not None:
-            try:
-                lines = _ancestor_rules(root, rules)
-            except _Unrebasable:
-                return None
-            if lines:
-                handle = tempfile.NamedTemporaryFile("w", suffix=".gitignore", delete=False, encoding="utf-8")  # noqa: SIM115
-                with handle:
-                    handle.write("\n".join(lines) + "\n")
-                ignore_file = handle.name
-                args.insert(1, f"--ignore-file={ignore_file}")
-        args.append("./")
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise TimeoutError
-        anchored = include if include and "/" in include.rstrip("/") else None
-        if limit is not None:
-            return _stream(args, root, anchored, include_re, limit, deadline)
-        try:
-            proc = subprocess.run(args, cwd=root, stdin=subprocess.DEVNULL, capture_output=True,
-                                  timeout=remaining, check=False)
-        except subprocess.TimeoutExpired:
-            raise TimeoutError from None
-    finally:
-        if ignore_file is not None:
-            os.unlink(ignore_file)
-    if proc.returncode not in (0, 1):
+    if limit is not None:
+        args.insert(1, "--sort=path")
+    anchored = include if include and "/" in include.rstrip("/") else None
+    parsed = _Parsed(root, anchored, include_re)
+    with _ignore_args(root, rules) as ignore:
+        if ignore is None:
+            return None
+        with _Ripgrep([*args[:1], *ignore, *args[1:], "./"], root, deadline, b"\n") as rg:
+            for block in rg:
+                parsed.feed(block)
+                if limit is not None and len(parsed.matches) >= limit:
+                    break
+    if rg.returncode not in (0, 1) and (limit is None or not parsed.matches):
         return None  # e.g. a regex ripgrep rejects (look-around): the Python backend can serve it
-    return _parse(root, proc.stdout, anchored, include_re)
+    if limit is not None and len(parsed.matches) >= limit:
+        parsed.suspect.add(parsed.matches[-1].rel)  # stopped inside its block: a warning may not have come yet
+    return parsed.result()[:limit]
 
 
-def _stream(args: list[str], root: Path, anchored: str | None, include_re: regex.Pattern[str] | None,
-            limit: int, deadline: float) -> list[GrepMatch] | None:
-    """Run ripgrep in path order and stop it once ``limit`` matches are in (a result cap costs what it returns)."""
-    import time
+@contextlib.contextmanager
+def _ignore_args(root: Path, rules: IgnoreRules | None) -> Iterator[list[str] | None]:
+    """The ripgrep options applying ``rules`` (a temporary ``--ignore-file`` for the ancestors' rules while in use).
 
-    args = [args[0], "--sort=path", *args[1:]]
-    proc = subprocess.Popen(args, cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL)
-    assert proc.stdout is not None  # noqa: S101 - PIPE
-    matches: list[GrepMatch] = []
-    pending = b""
+    None when a rule cannot be rebased onto ``root``.
+    """
+    if rules is None:
+        yield ["--no-ignore"]
+        return
     try:
-        while len(matches) < limit:
-            if time.monotonic() > deadline:
+        lines = _ancestor_rules(root, rules)
+    except _Unrebasable:
+        yield None
+        return
+    if not lines:
+        yield []
+        return
+    handle = tempfile.NamedTemporaryFile("w", suffix=".gitignore", delete=False, encoding="utf-8")  # noqa: SIM115
+    try:
+        with handle:
+            handle.write("\n".join(lines) + "\n")
+        yield [f"--ignore-file={handle.name}"]
+    finally:
+        os.unlink(handle.name)
+
+
+class _Ripgrep:
+    """A running ripgrep whose output is read in blocks of complete records while it still walks.
+
+    Leaving the ``with`` block stops it if it has not finished (a result cap, a timeout, an error).
+    """
+
+    def __init__(self, args: list[str], root: Path, deadline: float, separator: bytes) -> None:
+        self.proc = subprocess.Popen(args, cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL)
+        self.deadline = deadline
+        self.separator = separator
+        self.returncode: int | None = None
+
+    def __enter__(self) -> _Ripgrep:
+        return self
+
+    def __iter__(self) -> Iterator[bytes]:
+        import select
+        import time
+
+        assert self.proc.stdout is not None  # noqa: S101 - PIPE
+        fd = self.proc.stdout.fileno()
+        pending = b""
+        while True:
+            remaining = self.deadline - time.monotonic()
+            if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
                 raise TimeoutError
-            chunk = os.read(proc.stdout.fileno(), 65536)
+            chunk = os.read(fd, 1 << 18)
             if not chunk:
                 break
             pending += chunk
-            complete, _, pending = pending.rpartition(b"\n")
+            complete, _, pending = pending.rpartition(self.separator)
             if complete:
-                matches.extend(_parse(root, complete + b"\n", anchored, include_re))
-    finally:
-        proc.kill()
-        proc.wait()
-        proc.stdout.close()
-    if proc.returncode not in (0, 1, -9) and not matches:
-        return None
-    return matches[:limit]
+                yield complete
+        if pending:
+            yield pending
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        assert self.proc.stdout is not None  # noqa: S101 - PIPE
+        self.proc.stdout.close()
+        self.returncode = self.proc.wait()
 
 
-def _parse(root: Path, output: bytes, anchored_include: str | None,
-           include_re: regex.Pattern[str] | None) -> list[GrepMatch]:
-    matches: list[GrepMatch] = []
-    binary_cache: dict[str, bool] = {}
-    base = str(root).rstrip(os.sep) + os.sep
-    for raw in output.split(b"\n"):
-        if not raw:
-            continue
-        name, _, rest = raw.partition(b"\x00")
-        number, _, content = rest.partition(b":")
-        rel = os.fsdecode(name).removeprefix("./")
-        if anchored_include is not None and include_re is not None and not include_re.match(rel):
-            continue
-        full = base + rel
-        if rel not in binary_cache:
-            binary_cache[rel] = _is_binary_late(full)
-        if binary_cache[rel]:
-            continue
-        matches.append(GrepMatch(path=full, rel=rel, line_number=int(number),
-                                 line=content.decode("utf-8", errors="replace")))
-    return matches
+_WARNING = b": WARNING: stopped searching binary file after match"
+
+
+class _Parsed:
+    """ripgrep's ``--null`` output turned into matches, files it reports as binary dropped.
+
+    ripgrep skips a file whose first buffer holds a NUL byte and, when a NUL turns up after it already reported
+    matches, prints a warning line naming the file; those files are dropped, as the Python backend never searches
+    a file with a NUL. Lines with U+FFFD may come from a file with a byte-order mark that Python cannot decode:
+    only such files (and one whose block was cut) are read again.
+    """
+
+    def __init__(self, root: Path, anchored: str | None, include_re: regex.Pattern[str] | None) -> None:
+        self.base = str(root).rstrip(os.sep) + os.sep
+        self.include_re = include_re if anchored is not None else None
+        self.matches: list[GrepMatch] = []
+        self.binary: set[str] = set()
+        self.suspect: set[str] = set()
+        self._name = b""
+        self._rel = ""
+        self._full = ""
+        self._skip = False
+
+    def feed(self, output: bytes) -> None:
+        append = self.matches.append
+        for raw in output.split(b"\n"):
+            name, nul, rest = raw.partition(b"\x00")
+            if not nul:
+                if _WARNING in raw:
+                    self.binary.add(os.fsdecode(raw.partition(_WARNING)[0]).removeprefix("./"))
+                continue
+            if name != self._name:
+                self._name = name
+                self._rel = rel = os.fsdecode(name).removeprefix("./")
+                self._full = self.base + rel
+                self._skip = self.include_re is not None and not self.include_re.match(rel)
+            if self._skip:
+                continue
+            number, _, content = rest.partition(b":")
+            line = content.decode("utf-8", errors="replace")
+            if "\ufffd" in line:
+                self.suspect.add(self._rel)
+            append(GrepMatch(path=self._full, rel=self._rel, line_number=int(number), line=line))
+
+    def result(self) -> list[GrepMatch]:
+        drop = self.binary | {rel for rel in self.suspect if _is_binary_late(self.base + rel)}
+        return [match for match in self.matches if match.rel not in drop] if drop else self.matches
 
 
 def _is_binary_late(path: str) -> bool:
-    """Whether ripgrep may have reported lines of a file the Python backend treats as binary.
+    """Whether the Python backend treats as binary a file ripgrep reported lines of (read again, in full).
 
-    ripgrep skips a file whose first buffer holds a NUL byte, so only a file larger than that buffer can have a
-    NUL that ripgrep saw after reporting matches; only those are read again.
+    A file with a byte-order mark is binary when it does not decode; one without, when it holds a NUL byte
+    (ripgrep skips a file whose first buffer holds one, so a smaller file cannot).
     """
     try:
-        if os.path.getsize(path) <= _RG_BUFFER:
-            return False
-        with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as view:
-            if detect_bom(view[:4]) is not None:
-                return _decode_for_search(view[:]) is None
-            return view.find(b"\x00") != -1
+        with open(path, "rb") as handle:
+            if detect_bom(handle.read(4)) is not None:
+                handle.seek(0)
+                return _decode_for_search(handle.read()) is None
+            if os.fstat(handle.fileno()).st_size <= _RG_BUFFER:
+                return False
+            with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as view:
+                return view.find(b"\x00") != -1
     except (OSError, ValueError):
         return True
 
 
-_WALK_FLAGS = ["--hidden", "--no-ignore-parent", "--no-ignore-global", "--no-ignore-dot", "--no-ignore-exclude",
-               "--no-require-git", "--no-messages", "--null"]
+_WALK_FLAGS = ["--files", "--no-ignore", "--hidden", "--no-messages", "--null"]
+_FOLDS = {"i": "iI\u0130\u0131", "k": "kK\u212a", "s": "sS\u017f"}  # what Python's IGNORECASE also matches
+_LITERAL = frozenset("*?[]{}\\!/:,")
 
 
-def list_files(root: Path, rules: IgnoreRules | None, skip_dirs: frozenset[str],
-               timeout: float = 60.0) -> tuple[list[str], list[str]] | None:
-    """List the files below ``root``: (those not ignored, all of them), as ``/``-separated relative paths.
+def name_filter(pattern: str, *, case_sensitive: bool) -> str | None:
+    """A ripgrep type glob every file name the glob ``pattern`` can match also matches, or None.
 
-    Two ripgrep walks run side by side; None when ripgrep is missing or cannot apply the rules.
+    Only a last segment that is ``*`` plus ASCII literal text, or that literal alone, narrows the walk
+    (``**/*.py``, ``src/*.test.ts``, ``**/Makefile``); a case-insensitive one becomes letter classes (``*.[pP][yY]``).
     """
-    binary = find_rg()
-    if binary is None:
+    last = pattern.rpartition("/")[2]
+    literal = last.removeprefix("*")
+    if not literal or not literal.isascii() or _LITERAL & set(literal) or not literal.isprintable():
         return None
-    skips = [f"--glob=!{name}" for name in sorted(skip_dirs)]
-    ignore_file = None
-    try:
-        kept_args = [binary, "--no-config", "--files", *_WALK_FLAGS, *skips]
-        if rules is None:
-            kept_args.insert(2, "--no-ignore")
-        else:
-            try:
-                lines = _ancestor_rules(root, rules)
-            except _Unrebasable:
-                return None
-            if lines:
-                handle = tempfile.NamedTemporaryFile("w", suffix=".gitignore", delete=False, encoding="utf-8")  # noqa: SIM115
-                with handle:
-                    handle.write("\n".join(lines) + "\n")
-                ignore_file = handle.name
-                kept_args.insert(2, f"--ignore-file={ignore_file}")
-        all_args = [binary, "--no-config", "--files", "--no-ignore", *_WALK_FLAGS, *skips]
-        runs = [subprocess.Popen([*args, "./"], cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                 stderr=subprocess.DEVNULL) for args in (kept_args, all_args)]
-        try:
-            outputs = [run.communicate(timeout=timeout)[0] for run in runs]
-        except subprocess.TimeoutExpired:
-            for run in runs:
-                run.kill()
-                run.communicate()
-            raise TimeoutError from None
-    finally:
-        if ignore_file is not None:
-            os.unlink(ignore_file)
-    if any(run.returncode not in (0, 1) for run in runs):
-        return None
-    kept, every = ([os.fsdecode(p).removeprefix("./") for p in out.split(b"\0") if p] for out in outputs)
-    return kept, every
+    if not case_sensitive:
+        literal = "".join(f"[{_FOLDS.get(c.lower(), c.lower() + c.upper())}]" if c.isalpha() else c
+                          for c in literal)
+    return ("*" if last.startswith("*") else "") + literal
+
+
+def iter_files(binary: str, root: Path, skip_dirs: frozenset[str], name_glob: str | None,
+               deadline: float) -> Iterator[str]:
+    """Every regular file below ``root`` (ignore files not applied), as ``/``-separated paths, while ripgrep walks.
+
+    ``name_glob`` (a ripgrep type glob on file names) narrows the walk. ripgrep gets one thread fewer than the
+    machine has, so the caller's work on the paths overlaps the walk.
+    """
+    threads = max(1, (os.cpu_count() or 1) - 1)
+    args = [binary, "--no-config", *_WALK_FLAGS, f"--threads={threads}",
+            *(f"--glob=!{name}" for name in sorted(skip_dirs))]
+    if name_glob is not None:
+        args += [f"--type-add=agtglob:{name_glob}", "--type=agtglob"]
+    with _Ripgrep([*args, "./"], root, deadline, b"\0") as rg:
+        for block in rg:
+            for path in block.decode("utf-8", errors="surrogateescape").split("\0"):
+                yield path[2:]

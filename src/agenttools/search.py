@@ -7,6 +7,7 @@ ascending order. ``AGENTTOOLS_SEARCH_BACKEND=auto|rg|python`` (or ``backend=``) 
 
 from __future__ import annotations
 
+import itertools
 import os
 import time
 from pathlib import Path
@@ -106,6 +107,12 @@ def _include_matcher(include: str | None, case_sensitive: bool = True) -> regex.
     return compiled  # type: ignore[return-value]
 
 
+def _rel_to_base(root: Path, rules: IgnoreRules) -> str:
+    """``root`` relative to the ignore base, ``/``-separated (``""`` for the base itself)."""
+    rel = os.path.relpath(root, rules.base).replace(os.sep, "/")
+    return "" if rel == "." else rel
+
+
 def _search_root(ws: Workspace, path: str | os.PathLike[str]) -> Path:
     return ws.resolve(path, expect="dir")
 
@@ -134,25 +141,27 @@ def glob_files(
     except GlobSyntaxError as exc:
         raise PatternError(pattern=pattern, kind="glob", reason=str(exc)) from None
     rules = IgnoreRules(find_ignore_base(str(root), stop=str(ws.root))) if respect_gitignore else None
-    if rules is not None and rules.ancestors_ignored(os.path.relpath(root, rules.base).replace(os.sep, "/")
-                                                     .removeprefix(".")):
+    rel_root = "" if rules is None else _rel_to_base(root, rules)
+    if rules is not None and rules.ancestors_ignored(rel_root):
         rules = None  # searching inside an ignored directory on purpose: show what is there
     matches: list[GlobMatch] = []
     ignored = 0
-    listed = None
-    if _backend(backend) != "python":
-        from agenttools import _rg
+    base = str(root).rstrip(os.sep) + os.sep
+    prefix = rel_root + "/" if rel_root else ""
+    from agenttools import _rg
 
-        listed = _rg.list_files(root, rules, skip_dirs)
-    if listed is not None:  # two ripgrep walks side by side: what is kept, and everything (to count the ignored)
-        kept, every = listed
-        kept_matches = [rel for rel in kept if matcher.match(rel)]
-        ignored = sum(1 for rel in every if matcher.match(rel)) - len(kept_matches)
-        base = str(root).rstrip(os.sep) + os.sep
-        for rel in kept_matches:
-            full = base + rel
+    rg = _rg.find_rg() if _backend(backend) != "python" else None
+    if rg is not None:
+        # one ripgrep walk lists every file; matching, the ignore rules and stat run here while it walks
+        for rel in _rg.iter_files(rg, root, skip_dirs, _rg.name_filter(pattern, case_sensitive=case_sensitive),
+                                  time.monotonic() + DEFAULT_GREP_TIMEOUT):
+            if not matcher.match(rel):
+                continue
+            if rules is not None and rules.file_ignored(prefix + rel):
+                ignored += 1
+                continue
             try:
-                matches.append(GlobMatch(path=full, rel=rel, mtime=os.lstat(full).st_mtime))
+                matches.append(GlobMatch(path=base + rel, rel=rel, mtime=os.lstat(base + rel).st_mtime))
             except OSError:
                 continue
     else:
@@ -167,7 +176,7 @@ def glob_files(
             except OSError:
                 continue
             matches.append(GlobMatch(path=entry.path, rel=rel, mtime=mtime))
-    matches.sort(key=lambda m: m.rel.split("/"))
+    matches.sort(key=lambda m: path_key(m.rel))
     return GlobResult(root=root, matches=tuple(matches), ignored_count=ignored)
 
 
@@ -215,13 +224,32 @@ def _grep_text(compiled: regex.Pattern[str], text: str, deadline: float) -> list
     return hits
 
 
+def _read_all(path: str) -> bytes | None:
+    """A file's bytes with four system calls and no file object (a tree search reads thousands of small files)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        size = os.fstat(fd).st_size
+        data = os.read(fd, size + 1)
+        if len(data) == size:
+            return data
+        chunks = [data]  # a short read, or the file grew: read on to the end
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def _grep_files(batch: list[tuple[str, str]], compiled: regex.Pattern[str], deadline: float) -> list[GrepMatch]:
     matches: list[GrepMatch] = []
     for rel, path in batch:
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read()
-        except OSError:
+        data = _read_all(path)
+        if data is None:
             continue
         text = _decode_for_search(data)
         if text is None:
@@ -251,7 +279,7 @@ def _grep_python(root: Path, compiled: regex.Pattern[str], include: regex.Patter
         return found
     targets = [(rel, entry.path) for rel, entry, _ in walk_files(str(root), rules=rules, skip_dirs=ALWAYS_SKIPPED)
                if include is None or include.match(rel)]
-    workers = min(4, os.cpu_count() or 1)
+    workers = min(4, (os.cpu_count() or 1) - 1)  # measured: on two cores one thread is faster (the GIL)
     if len(targets) < _PARALLEL_FILES or workers < 2:
         return _grep_files(targets, compiled, deadline)
     from concurrent.futures import ThreadPoolExecutor
@@ -260,6 +288,29 @@ def _grep_python(root: Path, compiled: regex.Pattern[str], include: regex.Patter
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="agenttools-grep") as pool:
         results = list(pool.map(lambda batch: _grep_files(batch, compiled, deadline), batches))
     return [match for batch in results for match in batch]
+
+
+def path_key(rel: str) -> str:
+    """Sort key putting ``/``-separated paths in component order (``a/b`` before ``a-c``): NUL sorts first."""
+    return rel.replace("/", "\x00")
+
+
+def _in_path_order(found: list[GrepMatch]) -> list[GrepMatch]:
+    """Files in path order, lines ascending: the files are sorted, not the (many more) lines."""
+    by_file: dict[str, list[GrepMatch]] = {}
+    for match in found:
+        lines = by_file.get(match.rel)
+        if lines is None:
+            by_file[match.rel] = [match]
+        else:
+            lines.append(match)
+    ordered: list[GrepMatch] = []
+    for rel in sorted(by_file, key=path_key):
+        lines = by_file[rel]
+        if any(a.line_number > b.line_number for a, b in itertools.pairwise(lines)):
+            lines.sort(key=lambda m: m.line_number)
+        ordered.extend(lines)
+    return ordered
 
 
 def _backend(requested: Backend | None) -> Backend:
@@ -307,10 +358,8 @@ def grep(
     compiled = compile_pattern(pattern, ignore_case=ignore_case)
     include_re = _include_matcher(include)
     rules = IgnoreRules(find_ignore_base(str(root), stop=str(ws.root))) if respect_gitignore else None
-    if rules is not None:
-        rel_root = os.path.relpath(root, rules.base).replace(os.sep, "/")
-        if rules.ancestors_ignored("" if rel_root == "." else rel_root):
-            rules = None
+    if rules is not None and rules.ancestors_ignored(_rel_to_base(root, rules)):
+        rules = None
     deadline = time.monotonic() + timeout
     choice = _backend(backend)
     found: list[GrepMatch] | None = None
@@ -326,7 +375,7 @@ def grep(
             used = "python"
     except TimeoutError:
         raise ToolTimeoutError(f"search timed out after {timeout:g} seconds", seconds=timeout) from None
-    found.sort(key=lambda m: (m.rel.split("/"), m.line_number))
+    found = _in_path_order(found)
     truncated = max_matches is not None and len(found) > max_matches
     return GrepResult(root=root, pattern=pattern, matches=tuple(found[:max_matches] if truncated else found),
                       backend=used, truncated=truncated)

@@ -104,7 +104,8 @@ def glob(state: State, args: dict[str, Any]) -> str:
         extra = f" ({result.ignored_count} files were git-ignored)" if result.ignored_count else ""
         return f'No files found matching pattern "{pattern}" within {absolute}.{extra}'
     now = time.time()
-    paths = [(os.path.join(absolute, m.rel.replace("/", os.sep)), m.mtime) for m in result.matches]
+    prefix = absolute.rstrip(os.sep) + os.sep
+    paths = [(prefix + m.rel.replace("/", os.sep), m.mtime) for m in result.matches]
     recent = sorted((p for p in paths if now - p[1] < RECENT_SECONDS), key=lambda p: -p[1])
     old = sorted((p for p in paths if now - p[1] >= RECENT_SECONDS), key=lambda p: locale_key(p[0]))
     extra = f" ({result.ignored_count} additional files were git-ignored)" if result.ignored_count else ""
