@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -84,3 +85,29 @@ def test_fast_line_scanner_equals_the_streaming_one(tmp_path, text, offset, limi
         assert fast[:3] == slow[:3]
     if count_all:
         assert fast[3] == slow[3]
+
+
+@pytest.mark.parametrize("final_newline", [True, False])
+def test_fast_line_skip_across_read_boundaries(tmp_path, final_newline):
+    """Skipping to a line counts newlines in growing reads (64 KiB, 128 KiB, ...): lines on every boundary agree."""
+    import random
+
+    from agenttools._lines import _scan, _scan_bytes
+    from agenttools._text import TextFormat
+
+    rng = random.Random(7)  # noqa: S311 - test data
+    lines = ["é" * rng.randrange(0, 300) + str(i) for i in range(6000)]
+    text = "\n".join(lines) + ("\n" if final_newline else "")
+    path = tmp_path / "long.txt"
+    path.write_bytes(text.encode("utf-8"))
+    data = text.encode("utf-8")
+    boundaries = [1 << 16, 3 << 16, 7 << 16]  # where the 1st, 2nd and 3rd reads end
+    offsets = {0, len(lines) - 1, len(lines), len(lines) + 5}
+    for boundary in boundaries:
+        line = data[:boundary].count(b"\n")
+        offsets.update({line - 1, line, line + 1})
+    fmt = TextFormat(encoding="utf-8")
+    for offset in sorted(o for o in offsets if o >= 0):
+        fast = _scan_bytes(str(path), fmt, offset, 3, None, True)
+        slow = _scan(str(path), fmt, offset, 3, None, True)
+        assert fast == slow, offset

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import os
 from dataclasses import dataclass
 
 from agenttools._text import TextFormat, _fallback_encoding, detect_bom, iter_decoded, newline_style
@@ -106,16 +107,19 @@ def _scan_bytes(real: str, fmt: TextFormat, offset: int, limit: int | None, max_
     with open(real, "rb") as handle:
         handle.seek(len(fmt.bom))
         index = 0
-        while index < offset:
-            piece = handle.readline(_CHUNK)
-            if not piece:
+        size = 1 << 16
+        while index < offset:  # skip whole lines: newlines counted in growing reads (to 1 MiB), then seek back
+            chunk = handle.read(size)
+            size = min(size * 2, _CHUNK)
+            if not chunk:
                 return [], [], [], index + 1
-            while not piece.endswith(b"\n"):
-                more = handle.readline(_CHUNK)
-                if not more:
-                    return [], [], [], index + 1
-                piece = more
-            index += 1
+            count = chunk.count(b"\n")
+            if index + count < offset:
+                index += count
+                continue
+            rest = chunk.split(b"\n", offset - index)[-1]
+            handle.seek(-len(rest), os.SEEK_CUR)
+            index = offset
         end = None if limit is None else offset + limit
         while end is None or index < end:
             raw = handle.readline(_CHUNK if keep_bytes is None else max(keep_bytes, 1))
