@@ -156,13 +156,13 @@ def _scan_bytes(real: str, fmt: TextFormat, offset: int, limit: int | None, max_
                 return lines, cut, cut_lengths, index
         if not count_all:
             return lines, cut, cut_lengths, None
-        rest = 0
+        after = 0
         while True:
             chunk = handle.read(_CHUNK)
             if not chunk:
                 break
-            rest += chunk.count(b"\n")
-        return lines, cut, cut_lengths, index + rest + 1
+            after += chunk.count(b"\n")
+        return lines, cut, cut_lengths, index + after + 1
 
 
 def read_lines(real: str, head: bytes, *, offset: int = 0, limit: int | None = None,
