@@ -299,3 +299,31 @@ def test_undecodable_bom_file_is_binary_in_both_backends(tmp_path):
     for backend in ("rg", "python"):
         found = grep(Workspace(tmp_path), "needle", backend=backend)
         assert [(m.rel, m.line) for m in found.matches] == [("replacement.txt", "needle \ufffd kept")], backend
+
+
+@pytest.mark.parametrize(("pattern", "include", "path"), QUERIES)
+def test_large_files_searched_in_blocks_agree_with_ripgrep(corpus, monkeypatch, pattern, include, path):
+    """Every file takes the bounded-memory block path (odd block size: characters and lines split across reads)."""
+    from agenttools import _pygrep
+
+    monkeypatch.setattr(_pygrep, "_LARGE", 0)
+    monkeypatch.setattr(_pygrep, "_BLOCK", 777)
+    ws = Workspace(corpus)
+    path = "beta" if path == "odd/link_dir" else path
+    rg = grep(ws, pattern, include=include, path=path, backend="rg")
+    py = grep(ws, pattern, include=include, path=path, backend="python")
+    assert [(m.rel, m.line_number, m.line) for m in py.matches] == [(m.rel, m.line_number, m.line)
+                                                                    for m in rg.matches]
+
+
+def test_block_search_drops_a_file_whose_nul_comes_late(tmp_path, monkeypatch):
+    from agenttools import _pygrep
+
+    monkeypatch.setattr(_pygrep, "_LARGE", 10)
+    monkeypatch.setattr(_pygrep, "_BLOCK", 64)
+    (tmp_path / "late.txt").write_bytes(b"needle\n" * 50 + b"\0")
+    (tmp_path / "bad16.txt").write_bytes(b"\xff\xfe" + "needle\n".encode("utf-16-le") * 20 + b"\x00\xd8")
+    (tmp_path / "good16.txt").write_bytes(b"\xff\xfe" + "x\nneedle\n".encode("utf-16-le") * 20)
+    found = grep(Workspace(tmp_path), "needle", backend="python")
+    assert {m.rel for m in found.matches} == {"good16.txt"}
+    assert [m.line_number for m in found.matches][:3] == [2, 4, 6]

@@ -24,8 +24,9 @@ from pathlib import Path
 import regex
 
 from agenttools._ignore import IgnoreRules
+from agenttools._pygrep import decode_for_search
 from agenttools._text import detect_bom
-from agenttools.search import GrepMatch, _decode_for_search
+from agenttools.search import GrepMatch
 
 __all__ = ["find_rg", "grep"]
 
@@ -275,7 +276,7 @@ def _is_binary_late(path: str) -> bool:
         with open(path, "rb") as handle:
             if detect_bom(handle.read(4)) is not None:
                 handle.seek(0)
-                return _decode_for_search(handle.read()) is None
+                return decode_for_search(handle.read()) is None
             if os.fstat(handle.fileno()).st_size <= _RG_BUFFER:
                 return False
             with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as view:

@@ -18,8 +18,7 @@ import regex
 
 from agenttools._display import MarkdownRepr
 from agenttools._glob import GlobSyntaxError, compile_glob
-from agenttools._ignore import ALWAYS_SKIPPED, IgnoreRules, find_ignore_base, walk_files
-from agenttools._text import detect_bom
+from agenttools._ignore import IgnoreRules, find_ignore_base, walk_files
 from agenttools.errors import PatternError, ToolTimeoutError
 from agenttools.workspace import Workspace
 
@@ -180,116 +179,6 @@ def glob_files(
     return GlobResult(root=root, matches=tuple(matches), ignored_count=ignored)
 
 
-def _decode_for_search(data: bytes) -> str | None:
-    """The text to search, or None for a binary file (a NUL byte and no UTF-16/32 byte-order mark)."""
-    found = detect_bom(data[:4])
-    if found is not None:
-        bom, encoding = found
-        try:
-            return data[len(bom):].decode(encoding)
-        except UnicodeDecodeError:
-            return None
-    if b"\x00" in data:
-        return None
-    return data.decode("utf-8", errors="surrogateescape")
-
-
-def display(line: str) -> str:
-    """A line for display: bytes that were not UTF-8 become U+FFFD."""
-    return line.encode("utf-8", errors="surrogateescape").decode("utf-8", errors="replace")
-
-
-def _grep_text(compiled: regex.Pattern[str], text: str, deadline: float) -> list[tuple[int, str]]:
-    """(line number, line) of every line with a match; one whole-text search, line numbers only for hits."""
-    hits: list[tuple[int, str]] = []
-    pos, line_number, counted_to = 0, 1, 0
-    end = len(text)
-    while pos <= end:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise TimeoutError
-        match = compiled.search(text, pos, timeout=remaining, concurrent=True)
-        if match is None or (match.start() == end and (end == 0 or text.endswith("\n"))):
-            break  # no phantom line after a final newline (nor in an empty file), as ripgrep
-        start = text.rfind("\n", 0, match.start()) + 1
-        stop = text.find("\n", match.start())
-        stop = end if stop == -1 else stop
-        if match.end() > stop and compiled.search(text, start, stop, timeout=remaining, concurrent=True) is None:
-            pos = stop + 1  # the match needed the next line: not a match of this line
-            continue
-        line_number += text.count("\n", counted_to, start)
-        counted_to = start
-        hits.append((line_number, text[start:stop]))
-        pos = stop + 1
-    return hits
-
-
-def _read_all(path: str) -> bytes | None:
-    """A file's bytes with four system calls and no file object (a tree search reads thousands of small files)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_NONBLOCK", 0))
-    except OSError:
-        return None
-    try:
-        size = os.fstat(fd).st_size
-        data = os.read(fd, size + 1)
-        if len(data) == size:
-            return data
-        chunks = [data]  # a short read, or the file grew: read on to the end
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-        return b"".join(chunks)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-
-
-def _grep_files(batch: list[tuple[str, str]], compiled: regex.Pattern[str], deadline: float) -> list[GrepMatch]:
-    matches: list[GrepMatch] = []
-    for rel, path in batch:
-        data = _read_all(path)
-        if data is None:
-            continue
-        text = _decode_for_search(data)
-        if text is None:
-            continue
-        matches.extend(GrepMatch(path=path, rel=rel, line_number=number, line=display(line))
-                       for number, line in _grep_text(compiled, text, deadline))
-    return matches
-
-
-_PARALLEL_FILES = 256  # below this, threads cost more than they save
-_BATCH = 64
-
-
-def _grep_python(root: Path, compiled: regex.Pattern[str], include: regex.Pattern[str] | None,
-                 rules: IgnoreRules | None, deadline: float, limit: int | None = None) -> list[GrepMatch]:
-    """Search files in batches on a few threads (reads and ``regex`` matching release the GIL).
-
-    With ``limit``, files are searched one by one in path order until ``limit`` matching lines are found.
-    """
-    if limit is not None:
-        found: list[GrepMatch] = []
-        for rel, entry, _ in walk_files(str(root), rules=rules, skip_dirs=ALWAYS_SKIPPED, ordered=True):
-            if include is None or include.match(rel):
-                found.extend(_grep_files([(rel, entry.path)], compiled, deadline))
-                if len(found) >= limit:
-                    break
-        return found
-    targets = [(rel, entry.path) for rel, entry, _ in walk_files(str(root), rules=rules, skip_dirs=ALWAYS_SKIPPED)
-               if include is None or include.match(rel)]
-    workers = min(4, (os.cpu_count() or 1) - 1)  # measured: on two cores one thread is faster (the GIL)
-    if len(targets) < _PARALLEL_FILES or workers < 2:
-        return _grep_files(targets, compiled, deadline)
-    from concurrent.futures import ThreadPoolExecutor
-
-    batches = [targets[i:i + _BATCH] for i in range(0, len(targets), _BATCH)]
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="agenttools-grep") as pool:
-        results = list(pool.map(lambda batch: _grep_files(batch, compiled, deadline), batches))
-    return [match for batch in results for match in batch]
-
-
 def path_key(rel: str) -> str:
     """Sort key putting ``/``-separated paths in component order (``a/b`` before ``a-c``): NUL sorts first."""
     return rel.replace("/", "\x00")
@@ -371,7 +260,9 @@ def grep(
                              deadline=deadline, required=choice == "rg", limit=limit)
             used = "rg"
         if found is None:
-            found = _grep_python(root, compiled, include_re, rules, deadline, limit)
+            from agenttools._pygrep import grep_python
+
+            found = grep_python(root, compiled, include_re, rules, deadline, limit)
             used = "python"
     except TimeoutError:
         raise ToolTimeoutError(f"search timed out after {timeout:g} seconds", seconds=timeout) from None
