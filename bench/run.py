@@ -123,6 +123,8 @@ def main() -> None:
     rows.append(("reg.call overhead on a trivial tool", f"{(per_call - direct) * 1e6:.1f} us", "—",
                  "(goal <= 20 us)"))
 
+    _floods(rows, rg, rounds)
+
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"{platform.system()} {platform.release()}; corpus {corpus}; {rounds} rounds, medians")
     print()
@@ -130,6 +132,42 @@ def main() -> None:
     print("|---|---|---|---|")
     for figure, ours_text, ref_text, ratio in rows:
         print(f"| {figure} | {ours_text} | {ref_text} | {ratio} |")
+
+
+def _floods(rows: list[tuple[str, str, str, str]], rg: str, rounds: int) -> None:
+    """Bounded memory: a command printing 300 MB, a search over a 1 GB file, a 60,000-character line."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="agenttools-bench-") as scratch:
+        gemini = agenttools.toolset("gemini", root=scratch)
+        command = "yes 0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz | head -c 300000000"
+        memory = peak_kib(lambda: gemini.call("run_shell_command", {"command": command}))
+        rows.append(("run_shell_command printing 300 MB: peak Python memory", f"{memory / 1024:.1f} MiB", "—",
+                     "(bounded: 16 MiB kept per stream)"))
+
+        line = ("x" * 59_990 + " needle\n").encode()
+        Path(scratch, "long.txt").write_bytes(line * 3)
+        memory = peak_kib(lambda: gemini.call("read_file", {"absolute_path": str(Path(scratch, "long.txt"))}))
+        rows.append(("read_file of 60,000-character lines: peak Python memory", f"{memory:.0f} KiB", "—",
+                     "(lines cut at 2,000 characters)"))
+
+        big = Path(scratch, "big", "1gb.txt")
+        big.parent.mkdir()
+        block = b"".join(b"line %d of the haystack, nothing to see here\n" % i for i in range(100_000))
+        with open(big, "wb") as handle:
+            while handle.tell() < 1 << 30:
+                handle.write(block)
+            handle.write(b"the needle is here\n")
+        ws = agenttools.Workspace(scratch)
+        reference = subprocess_seconds([rg, "-n", "-i", "--no-heading", "needle", "big"], max(3, rounds // 3),
+                                       scratch)
+        for backend in ("rg", "python"):
+            seconds = median_seconds(lambda b=backend: grep(ws, "needle", path="big", backend=b),
+                                     max(3, rounds // 3))
+            memory = peak_kib(lambda b=backend: grep(ws, "needle", path="big", backend=b))
+            rows.append((f"search a 1 GB file, {backend} backend", f"{seconds * 1000:.0f} ms",
+                         f"{reference * 1000:.0f} ms", f"{seconds / reference:.2f}x; peak Python memory "
+                         f"{memory / 1024:.1f} MiB"))
 
 
 def _rg_first(rg: str, cwd: str, pattern: str, count: int) -> None:

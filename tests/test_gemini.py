@@ -272,6 +272,13 @@ def test_search(reg, project):
         'No matches found for pattern "zzz" in path "." (filter: "*.md").')
 
 
+def test_search_trims_lines_like_javascript(reg, project):
+    # String.prototype.trim(): Unicode spaces and U+FEFF in any order go; U+001C (not JS whitespace) stays
+    (project / "t.txt").write_text(" \ufeff \u3000\ufeff trimmed\u00a0\t\nkeep\x1c\n", encoding="utf-8")
+    out = call(reg, "search_file_content", pattern="trimmed|keep", include="t.txt")
+    assert out.text.endswith("File: t.txt\nL1: trimmed\nL2: keep\x1c\n---")
+
+
 def test_search_errors(reg, project):
     assert call(reg, "search_file_content", pattern="[[").text == (
         INVALID + "Invalid regular expression pattern provided: [[. Error: Invalid regular expression: /[[/: "

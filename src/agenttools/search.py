@@ -7,7 +7,6 @@ ascending order. ``AGENTTOOLS_SEARCH_BACKEND=auto|rg|python`` (or ``backend=``) 
 
 from __future__ import annotations
 
-import itertools
 import os
 import time
 from pathlib import Path
@@ -195,10 +194,7 @@ def _in_path_order(found: list[GrepMatch]) -> list[GrepMatch]:
             lines.append(match)
     ordered: list[GrepMatch] = []
     for rel in sorted(by_file, key=path_key):
-        lines = by_file[rel]
-        if any(a.line_number > b.line_number for a, b in itertools.pairwise(lines)):
-            lines.sort(key=lambda m: m.line_number)
-        ordered.extend(lines)
+        ordered.extend(by_file[rel])  # both backends read a file front to back: its lines are in order
     return ordered
 
 

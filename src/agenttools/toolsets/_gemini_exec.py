@@ -40,6 +40,11 @@ def _js_regex_error(pattern: str, reason: str) -> str:
            f"/{pattern}/: {reason}"
 
 
+# what JavaScript's String.prototype.trim() removes: WhiteSpace (with U+FEFF and category Zs) and LineTerminator
+_JS_WHITESPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
+                 "\u2028\u2029\u202f\u205f\u3000\ufeff"
+
+
 def search_file_content(state: State, args: dict[str, Any]) -> str:
     pattern, given, include = args["pattern"], args.get("path"), args.get("include")
     try:
@@ -78,7 +83,7 @@ def search_file_content(state: State, args: dict[str, Any]) -> str:
                 parts.append("---\n")
             current = match.rel
             parts.append(f"File: {match.rel.replace('/', os.sep)}\n")
-        parts.append(f"L{match.line_number}: {match.line.strip().strip(chr(0xFEFF)).strip()}\n")
+        parts.append(f"L{match.line_number}: {match.line.strip(_JS_WHITESPACE)}\n")
     parts.append("---\n")
     return "".join(parts).strip()
 
