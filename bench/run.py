@@ -23,7 +23,7 @@ from typing import Any
 
 import agenttools
 from agenttools._rg import find_rg
-from agenttools.search import grep
+from agenttools.search import glob_files, grep
 
 
 def median_seconds(fn: Callable[[], Any], rounds: int) -> float:
@@ -78,6 +78,9 @@ def main() -> None:
     reference = subprocess_seconds([rg, "--files", "-g", "*.py", "."], rounds, corpus)
     ours = median_seconds(lambda: gemini.call("glob", {"pattern": "**/*.py"}), rounds)
     row("glob **/*.py (.gitignore honoured)", ours, reference, "<= 1.5x")
+    ws = agenttools.Workspace(corpus)
+    bare = median_seconds(lambda: glob_files(ws, "**/*.py", respect_gitignore=False), rounds)
+    row("  of which: glob_files walk + match + stat, no .gitignore", bare, reference, "—")
 
     editor = agenttools.toolset("editor", root=corpus, max_file_size="64MB")
     big = "big/big10mb.txt"
@@ -90,7 +93,6 @@ def main() -> None:
     memory = peak_kib(lambda: editor.call("view", {"path": big, "view_range": [1000, 1010]}))
     rows.append(("  peak Python memory of that view", f"{memory:.0f} KiB", "—", "(goal <= 2048 KiB)"))
 
-    ws = agenttools.Workspace(corpus)
     reference = median_seconds(lambda: _rg_first(rg, corpus, "self", 100), rounds)
     for backend in ("rg", "python"):
         ours = median_seconds(lambda b=backend: grep(ws, "self", max_matches=100, backend=b), rounds)

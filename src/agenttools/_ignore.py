@@ -103,6 +103,21 @@ _ANYTHING = re.compile(r"(?s:.*)")
 _FileCheck = tuple[re.Pattern[str], re.Pattern[str], list[RuleFile]]
 
 
+def _pre_checks(chain: list[RuleFile]) -> tuple[re.Pattern[str], re.Pattern[str]] | bool:
+    """(name pre-check, path pre-check) over a chain of rule files; False when no line can match a file."""
+    names: list[str] = []
+    paths: list[str] = []
+    for rule in chain:
+        if rule.names is not None:
+            names.append(rule.names.pattern)
+        # each line's regex starts with ^: anchor it below the rule file's directory instead
+        prefix = re.escape(rule.base + "/") if rule.base else ""
+        paths.extend(prefix + source[1:] if source.startswith("^") else ".*" for source in rule.paths_sources)
+    if not names and not paths:
+        return False
+    return _alternation(names) or _NEVER, _alternation(["^" + p for p in paths]) or _NEVER
+
+
 @functools.lru_cache(maxsize=1024)
 def _parse_cached(base: str, text: str) -> RuleFile | None:
     """Rule files are parsed once per process for a given text (a search over a tree re-reads dozens)."""
@@ -142,6 +157,7 @@ class IgnoreRules:
         self._chains: dict[str, list[RuleFile]] = {}
         self._dirs: dict[str, bool] = {}
         self._file_checks: dict[str, _FileCheck | bool] = {}
+        self._chain_checks: dict[tuple[int, ...], tuple[re.Pattern[str], re.Pattern[str]] | bool] = {}
         exclude = _read(os.path.join(base, ".git", "info", "exclude"))
         self._exclude = RuleFile.parse("", exclude) if exclude else None
 
@@ -153,20 +169,12 @@ class IgnoreRules:
 
     def chain(self, rel_dir: str) -> list[RuleFile]:
         """Rule files that apply to entries of ``rel_dir``, deepest first (the exclude file last)."""
-        parts = rel_dir.split("/") if rel_dir else []
-        files = []
-        for depth in range(len(parts), -1, -1):
-            rule = self._file("/".join(parts[:depth]))
-            if rule is not None:
-                files.append(rule)
-        if self._exclude is not None:
-            files.append(self._exclude)
-        return files
+        return list(self._chain(rel_dir))
 
     def ignored(self, rel: str, is_dir: bool, chain: list[RuleFile] | None = None) -> bool:
         """Whether the entry at ``rel`` (relative to base) is ignored by its own rules (parents not checked)."""
         if chain is None:
-            chain = self.chain(rel.rpartition("/")[0])
+            chain = self._chain(rel.rpartition("/")[0])
         for rule in chain:
             local = rel[len(rule.base) + 1:] if rule.base else rel
             decision = rule.decide(local + "/" if is_dir else local)
@@ -195,26 +203,24 @@ class IgnoreRules:
         if parent and self.dir_ignored(parent):
             return True
         chain = self._chain(parent)
-        names: list[str] = []
-        paths: list[str] = []
         for rule in chain:
-            offset = len(rule.base) + 1 if rule.base else 0
-            if rule._parent_hit(parent[offset:]):
+            if rule._parent_hit(parent[len(rule.base) + 1:] if rule.base else parent):
                 return _ANYTHING, _NEVER, chain
-            if rule.names is not None:
-                names.append(rule.names.pattern)
-            if rule.paths is not None:
-                # each line's regex starts with ^: anchor it below the rule file's directory instead
-                prefix = re.escape(rule.base + "/") if rule.base else ""
-                paths.extend(prefix + source[1:] if source.startswith("^") else ".*" for source in rule.paths_sources)
-        if not names and not paths:
-            return False
-        return _alternation(names) or _NEVER, _alternation(["^" + p for p in paths]) or _NEVER, chain
+        key = tuple(map(id, chain))  # directories sharing rule files share the pre-checks
+        known = self._chain_checks.get(key)
+        if known is None:
+            known = self._chain_checks[key] = _pre_checks(chain)
+        return known if isinstance(known, bool) else (*known, chain)
 
     def _chain(self, rel_dir: str) -> list[RuleFile]:
         chain = self._chains.get(rel_dir)
         if chain is None:
-            chain = self._chains[rel_dir] = self.chain(rel_dir)
+            if rel_dir:
+                inherited = self._chain(rel_dir.rpartition("/")[0])
+            else:
+                inherited = [self._exclude] if self._exclude is not None else []
+            own = self._file(rel_dir)
+            chain = self._chains[rel_dir] = [own, *inherited] if own is not None else inherited
         return chain
 
     def dir_ignored(self, rel_dir: str) -> bool:
