@@ -327,3 +327,21 @@ def test_block_search_drops_a_file_whose_nul_comes_late(tmp_path, monkeypatch):
     found = grep(Workspace(tmp_path), "needle", backend="python")
     assert {m.rel for m in found.matches} == {"good16.txt"}
     assert [m.line_number for m in found.matches][:3] == [2, 4, 6]
+
+
+def test_lookaround_with_a_cap_falls_back_to_python(tmp_path):
+    (tmp_path / "a.txt").write_text("foobar\nfoobaz\nfoobaz\n")
+    result = grep(Workspace(tmp_path), "foo(?=baz)", backend="auto", max_matches=1)
+    assert (result.backend, [m.line_number for m in result.matches], result.truncated) == ("python", [2], True)
+
+
+@pytest.mark.parametrize("backend", ["rg", "python"])
+def test_glob_in_a_dot_directory_keeps_the_rules(tmp_path, backend):
+    # the search root ".github" must not be checked as "github" (which the rules ignore)
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".gitignore").write_text("github/\n*.tmp\n")
+    (tmp_path / ".github").mkdir()
+    (tmp_path / ".github" / "a.tmp").write_text("")
+    (tmp_path / ".github" / "b.yml").write_text("")
+    result = glob_files(Workspace(tmp_path), "**/*", path=".github", backend=backend)
+    assert ([m.rel for m in result.matches], result.ignored_count) == (["b.yml"], 1)
