@@ -144,12 +144,20 @@ def atomic_write(path: str, data: bytes, *, mode: int | None = None) -> None:
     An existing file keeps its permission bits (and owner, where we may set it); a new file gets
     ``mode`` exactly when given, else the usual ``0o666 & ~umask``. ``path`` must be the real path (symlinks
     already resolved), so a symlink is written through rather than replaced. Readers never see a half-written file.
+
+    Raises:
+        HardLinkError: ``path`` has more than one hard link (replacing it would silently break the link, and the
+            other name may be outside the workspace).
     """
     directory = os.path.dirname(path) or "."
     try:
         existing: os.stat_result | None = os.stat(path)
     except FileNotFoundError:
         existing = None
+    if existing is not None and existing.st_nlink > 1 and stat.S_ISREG(existing.st_mode):
+        from agenttools.errors import HardLinkError
+
+        raise HardLinkError(path=path, links=existing.st_nlink)
     fd, temp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".agenttools-tmp")
     try:
         with os.fdopen(fd, "wb") as handle:

@@ -17,7 +17,8 @@ The tree::
     │   └── PatternError                 invalid_pattern a regular expression or glob that does not compile
     ├── AccessDeniedError (PermissionError)  access_denied   path is outside the workspace or denied
     │   ├── OutsideWorkspaceError        outside_root    resolves outside every allowed directory
-    │   └── DeniedPathError              denied_path     matches a deny pattern
+    │   ├── DeniedPathError              denied_path     matches a deny pattern
+    │   └── HardLinkError                hard_link       a write to a file with more than one hard link
     ├── NotFoundError (FileNotFoundError)    not_found
     ├── IsDirectoryError (IsADirectoryError) is_directory
     ├── NotDirectoryError (NotADirectoryError) not_directory
@@ -55,6 +56,7 @@ __all__ = [
     "EditError",
     "EncodingError",
     "FileTooLargeError",
+    "HardLinkError",
     "IsDirectoryError",
     "MatchCountError",
     "NoChangeError",
@@ -236,6 +238,22 @@ class OutsideWorkspaceError(AccessDeniedError):
         self.roots = tuple(roots)
         where = ", ".join(self.roots)
         super().__init__(f"path {path!r} is outside the allowed directories ({where})", path=path)
+
+
+class HardLinkError(AccessDeniedError):
+    """A write to a file with more than one hard link: its data may be shared with a file outside the workspace.
+
+    Attributes:
+        path: The resolved absolute path.
+        links: How many hard links the file has.
+    """
+
+    code = "hard_link"
+
+    def __init__(self, *, path: str, links: int) -> None:
+        self.links = links
+        super().__init__(f"refusing to write {path!r}: it has {links} hard links, and another may be outside the "
+                         "workspace", path=path)
 
 
 class DeniedPathError(AccessDeniedError):

@@ -9,7 +9,7 @@ from typing import Any
 
 from agenttools import edit, files
 from agenttools._text import decode
-from agenttools.errors import EditError, EncodingError, NoChangeError, NoMatchError
+from agenttools.errors import EditError, EncodingError, HardLinkError, NoChangeError, NoMatchError
 from agenttools.toolsets._assistant_common import (
     Fail,
     State,
@@ -64,6 +64,8 @@ def write(state: State, args: dict[str, Any]) -> str:
         result = files.write_file(state.workspace, real, content, create_parents=False, new_file_mode=0o644)
     except IsADirectoryError as exc:
         raise Fail(f"failed to write file: {go_error('open', lexical, exc)}") from None
+    except HardLinkError:
+        raise Fail(f"path not allowed: {lexical}") from None
     except (EncodingError, OSError) as exc:
         raise Fail(f"failed to write file: {exc}") from None
     return dumps({"success": True, "path": given, "size": result.size})
@@ -95,6 +97,8 @@ def edit_file(state: State, args: dict[str, Any]) -> str:
         raise Fail("edit made no changes") from None
     except EditError as exc:
         raise Fail(str(exc)) from None
+    except HardLinkError:
+        raise Fail(f"path not allowed: {lexical}") from None
     except (EncodingError, OSError) as exc:
         raise Fail(f"failed to read file: {exc}") from None
     return dumps({"success": True, "path": given, "changes": result.occurrences, "size": os.stat(real).st_size})

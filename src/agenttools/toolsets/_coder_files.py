@@ -21,6 +21,7 @@ from agenttools.errors import (
     AlreadyExistsError,
     ArgumentsError,
     EncodingError,
+    HardLinkError,
     MatchCountError,
     NoMatchError,
     NotFoundError,
@@ -170,6 +171,8 @@ def edit_file(state: State, args: dict[str, Any]) -> str:
                    f"'{raw_old}' (attempted unescaped: '{old}')") from None
     except (EncodingError, IsADirectoryError) as exc:
         raise Fail(f"EDIT_FILE_READ_ERROR: failed to read file ({path}): {exc}") from None
+    except HardLinkError:
+        raise Fail(f"path not allowed: {path}") from None
     except OSError as exc:
         raise Fail(f"EDIT_FILE_RENAME_ERROR: failed to write file ({path}): {exc}") from None
     diff = _diff(path, result.before or "", result.after or "")

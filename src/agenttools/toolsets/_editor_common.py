@@ -13,6 +13,7 @@ from agenttools.errors import (
     ArgumentsError,
     DeniedPathError,
     FileTooLargeError,
+    HardLinkError,
     NotFoundError,
     OutsideWorkspaceError,
     PathError,
@@ -60,6 +61,9 @@ def render_error(tool: str, error: BaseException) -> str:
     if isinstance(error, OutsideWorkspaceError):
         return (f"[ACCESS_DENIED] path not allowed: access denied: path {quote(error.path)} is outside allowed "
                 "directories")
+    if isinstance(error, HardLinkError):
+        return (f"[ACCESS_DENIED] path not allowed: access denied: path {quote(error.path)} has {error.links} hard "
+                "links (one may be outside allowed directories)")
     if isinstance(error, DeniedPathError):
         return (f"[ACCESS_DENIED] path not allowed: access denied: path {quote(error.path)} matches deny pattern "
                 f"{quote(error.pattern)}")

@@ -10,6 +10,7 @@ from agenttools._output import ImageBlock, ToolOutput
 from agenttools._text import detect_bom
 from agenttools.errors import (
     EncodingError,
+    HardLinkError,
     IsDirectoryError,
     MatchCountError,
     NoMatchError,
@@ -158,6 +159,8 @@ def str_replace(state: State, args: dict[str, Any]) -> str:
     except MatchCountError as exc:
         raise EditorError("STR_REPLACE_AMBIGUOUS", f"found {exc.found} occurrences in {real}; match must be unique "
                                                    "(use replace_all to replace all)") from None
+    except HardLinkError:
+        raise
     except (EncodingError, IsDirectoryError, OSError) as exc:
         raise EditorError("IO_ERROR", f"could not write {real}: {exc}") from None
     if replace_all:
@@ -187,6 +190,8 @@ def create_file(state: State, args: dict[str, Any]) -> str:
         files.write_file(ws, real, content, create_parents=False, new_file_mode=0o644)
     except IsDirectoryError:
         raise EditorError("IO_ERROR", f"could not write {real}: is a directory") from None
+    except HardLinkError:
+        raise
     except (EncodingError, OSError) as exc:
         raise EditorError("IO_ERROR", f"could not write {real}: {exc}") from None
     return f"Created {real} ({size} bytes)"
