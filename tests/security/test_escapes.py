@@ -18,7 +18,7 @@ import pytest
 
 import agenttools
 
-SECRET = "TOPSECRET-7f3a"
+SECRET = "TOPSECRET-7f3a"  # noqa: S105 - a marker text, not a credential
 
 
 @pytest.fixture

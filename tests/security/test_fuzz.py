@@ -94,7 +94,7 @@ def registries(tmp_path_factory):
 
 @pytest.mark.parametrize(("toolset", "tool", "properties"), TOOLS, ids=[f"{t}.{n}" for t, n, _ in TOOLS])
 def test_random_arguments_never_raise_or_hang(registries, toolset, tool, properties):
-    root, outside, regs = registries
+    _root, outside, regs = registries
     reg = regs[toolset]
 
     @settings(max_examples=EXAMPLES, derandomize=True, deadline=None, database=None,
