@@ -19,7 +19,8 @@ import attrs
 
 from agenttools.errors import EncodingError
 
-__all__ = ["TextFormat", "atomic_write", "decode", "detect_bom", "encode", "iter_decoded", "newline_style"]
+__all__ = ["TextFormat", "atomic_write", "decode", "detect_bom", "encode", "iter_decoded", "newline_style",
+           "read_regular"]
 
 _BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF8, "utf-8"),
@@ -127,6 +128,27 @@ def iter_decoded(handle: BinaryIO, encoding: str, *, chunk_size: int = 1 << 16) 
     tail = decoder.decode(b"", final=True)
     if tail:
         yield tail
+
+
+def read_regular(path: str) -> bytes | None:
+    """The bytes of a regular file, or None for anything else or an error.
+
+    Opened without blocking (a FIFO swapped in after a check cannot hang the call) and checked with ``fstat``
+    on the open descriptor.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def _fsync_dir(directory: str) -> None:

@@ -22,7 +22,16 @@ import attrs
 
 from agenttools._display import MarkdownRepr
 from agenttools.errors import ProcessLimitError, UnknownProcessError
-from agenttools.shell import DEFAULT_MAX_OUTPUT, _Capped, kill_group, non_interactive_env, strip_ansi
+from agenttools.shell import (
+    DEFAULT_MAX_OUTPUT,
+    SESSION_VARIABLE,
+    _Capped,
+    kill_group,
+    kill_session,
+    new_session,
+    non_interactive_env,
+    strip_ansi,
+)
 
 __all__ = ["ProcessManager", "ProcessStatus", "ProcessTable"]
 
@@ -176,6 +185,9 @@ class ProcessTable:
         self.expire_after = expire_after
         self._ids = id_factory or (lambda: secrets.token_hex(8))
         self._env = dict(env or {})
+        self.session: str = self._env.get(SESSION_VARIABLE) or new_session()
+        """The marker every process of this table (and all it starts) carries; :meth:`close` kills by it."""
+        self._env[SESSION_VARIABLE] = self.session
         self._processes: dict[str, _Process] = {}
         self._pgids: set[int] = set()
         self._closed = False
@@ -308,7 +320,10 @@ class ProcessTable:
         return tuple(record.status() for record in list(self._processes.values()))
 
     def close(self) -> None:
-        """Kill every running process group and refuse new ones. Safe to call more than once."""
+        """Kill every running process group, then every process carrying the session; refuse new ones.
+
+        Safe to call more than once.
+        """
         with self._lock:
             self._closed = True
             running = [r for r in self._processes.values() if not r.done.is_set()]
@@ -317,6 +332,7 @@ class ProcessTable:
             kill_group(record.proc.pid)
         for record in running:
             record.done.wait(5)
+        kill_session(self.session)  # daemons that left their process group, and commands run with this session
         self._pgids.clear()
 
 

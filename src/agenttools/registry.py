@@ -119,7 +119,7 @@ class Registry:
                  render_error: ErrorRenderer | None = None) -> None:
         self._tools: dict[str, Tool] = {}
         self._render_error: ErrorRenderer = render_error or default_error_text
-        self._closers: list[Callable[[], None]] = []
+        self._closers: list[Callable[[], object]] = []
         for tool in tools:
             self.add(tool)
 
@@ -154,7 +154,7 @@ class Registry:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def on_close(self, callback: Callable[[], None]) -> None:
+    def on_close(self, callback: Callable[[], object]) -> None:
         """Run ``callback`` when the registry is closed (toolsets use it to kill their background processes)."""
         self._closers.append(callback)
 

@@ -21,13 +21,15 @@ import attrs
 
 from agenttools._display import MarkdownRepr
 
-__all__ = ["DEFAULT_MAX_OUTPUT", "DEFAULT_TIMEOUT", "ShellResult", "kill_group", "non_interactive_env", "run_command",
-           "run_shell", "strip_ansi"]
+__all__ = ["DEFAULT_MAX_OUTPUT", "DEFAULT_TIMEOUT", "SESSION_VARIABLE", "ShellResult", "kill_group", "kill_session",
+           "new_session", "non_interactive_env", "run_command", "run_shell", "strip_ansi"]
 
 DEFAULT_TIMEOUT = 600.0
 """Seconds before a command's process group is killed."""
 DEFAULT_MAX_OUTPUT = 16 * 1024 * 1024
 """Bytes kept per stream; beyond it the middle is replaced by a marker."""
+SESSION_VARIABLE = "AGENTTOOLS_SESSION"
+"""The environment variable that marks every process a session started (see :func:`kill_session`)."""
 _KILL_GRACE = 0.2
 _DRAIN_AFTER_EXIT = 0.05
 _GIVE_UP_AFTER_KILL = 10.0
@@ -148,6 +150,56 @@ def kill_group(pgid: int, *, grace: float = _KILL_GRACE) -> None:
         os.killpg(pgid, signal.SIGKILL)
 
 
+def new_session() -> str:
+    """A fresh session marker: pass it as ``session=`` to every command, then :func:`kill_session` on close."""
+    import secrets
+
+    return secrets.token_hex(8)
+
+
+def kill_session(session: str, *, rounds: int = 5) -> list[int]:
+    """SIGKILL every process whose environment carries ``session``, daemons that left their group included.
+
+    Reads ``/proc`` (Linux); elsewhere nothing is found and only process groups are killed by their owners. A
+    process that cleared its environment (``env -i``) escapes. Scans again until a round finds nothing, so a
+    parent forking while it dies is caught. Returns the pids killed.
+    """
+    needle = f"{SESSION_VARIABLE}={session}".encode()
+    killed: list[int] = []
+    for _ in range(rounds):
+        found = [pid for pid in _marked(needle) if pid not in killed]
+        if not found:
+            break
+        for pid in found:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        killed += found
+    return killed
+
+
+def _marked(needle: bytes) -> list[int]:
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    own = os.getpid()
+    found = []
+    for entry in entries:
+        if not entry.isdigit() or int(entry) == own:
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as handle:
+                if needle not in handle.read().split(b"\0"):
+                    continue
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                if handle.read().rsplit(b")", 1)[1].split()[0] == b"Z":
+                    continue  # already dead, waiting for its parent
+        except (OSError, IndexError):
+            continue
+        found.append(int(entry))
+    return found
+
+
 def _pump(proc: subprocess.Popen[bytes], out: _Capped, err: _Capped, deadline: float) -> bool:
     """Read both pipes until bash exits (or the deadline passes); return whether it timed out."""
     selector = selectors.DefaultSelector()
@@ -193,6 +245,7 @@ def run_shell(
     max_output: int = DEFAULT_MAX_OUTPUT,
     env: Mapping[str, str] | None = None,
     shell: str = "bash",
+    session: str | None = None,
 ) -> ShellResult:
     """Run ``shell -c command`` as the leader of a new process group and collect what it did.
 
@@ -203,9 +256,11 @@ def run_shell(
         max_output: Bytes kept per stream.
         env: Environment (default: this process's), to which the non-interactive variables are added.
         shell: The shell executable.
+        session: A marker from :func:`new_session` carried by every process the command starts, so
+            :func:`kill_session` finds them later (background jobs and daemons included).
     """
     return run_command([shell, "-c", command], cwd=cwd, timeout=timeout, max_output=max_output, env=env,
-                       display=command)
+                       display=command, session=session)
 
 
 def non_interactive_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -221,14 +276,18 @@ def run_command(
     max_output: int = DEFAULT_MAX_OUTPUT,
     env: Mapping[str, str] | None = None,
     display: str | None = None,
+    session: str | None = None,
 ) -> ShellResult:
     """Run ``argv`` directly (no shell) as the leader of a new process group; the same rules as :func:`run_shell`.
 
     A program that cannot be started gives a result with ``error`` set (``FileNotFoundError: ...``), not an
-    exception. ``display`` is the ``command`` reported (default: ``argv`` joined with spaces).
+    exception. ``display`` is the ``command`` reported (default: ``argv`` joined with spaces); ``session`` marks
+    the process and everything it starts (see :func:`kill_session`).
     """
     started = time.monotonic()
     environment = non_interactive_env(env)
+    if session is not None:
+        environment[SESSION_VARIABLE] = session
     where = Path(cwd)
     command = display if display is not None else " ".join(argv)
     try:

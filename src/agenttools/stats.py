@@ -8,11 +8,13 @@ comments included). Version-control directories are skipped; ``exclude_dirs`` ad
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable
 
 import attrs
 
 from agenttools._display import MarkdownRepr
+from agenttools._text import read_regular
 
 __all__ = ["LanguageCount", "LineCount", "count_lines", "language_of"]
 
@@ -150,6 +152,14 @@ def _classify(text: str, syntax: tuple[tuple[str, ...], tuple[tuple[str, str], .
     return blank, comment, code
 
 
+def _regular(path: str) -> bool:
+    """A regular file, not a symlink (a FIFO or device would block or never end)."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
 def count_lines(paths: Iterable[str], *, exclude_dirs: Iterable[str] = ()) -> LineCount:
     """Count lines per language in the given files and directories (walked recursively, symlinks not followed)."""
     skip = VCS_DIRS | set(exclude_dirs)
@@ -159,18 +169,14 @@ def count_lines(paths: Iterable[str], *, exclude_dirs: Iterable[str] = ()) -> Li
             for directory, dirs, names in os.walk(path):
                 dirs[:] = sorted(d for d in dirs if d not in skip)
                 files.extend(os.path.join(directory, n) for n in sorted(names)
-                             if not os.path.islink(os.path.join(directory, n)))
+                             if _regular(os.path.join(directory, n)))
         elif os.path.isfile(path):
             files.append(path)
     totals: dict[str, list[int]] = {}
     ignored = 0
     for path in dict.fromkeys(files):
         language = language_of(path)
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read()
-        except OSError:
-            data = None
+        data = read_regular(path)
         if language is None or data is None or b"\x00" in data[:8192]:
             ignored += 1
             continue

@@ -61,9 +61,11 @@ def exec_command(state: State, args: dict[str, Any]) -> str:
     if not os.path.isdir(cwd):
         raise Fail(f"command execution failed: chdir {cwd}: no such file or directory")
     if isinstance(command, str):
-        result = shell.run_shell(command, cwd=cwd, timeout=seconds, max_output=MAX_STREAM)
+        result = shell.run_shell(command, cwd=cwd, timeout=seconds, max_output=MAX_STREAM,
+                                 session=state.processes.session)
     else:
-        result = shell.run_command(command, cwd=cwd, timeout=seconds, max_output=MAX_STREAM, display=display)
+        result = shell.run_command(command, cwd=cwd, timeout=seconds, max_output=MAX_STREAM, display=display,
+                                   session=state.processes.session)
     if result.error is not None:
         program = command[0] if isinstance(command, list) else "bash"
         if "/" not in program and "FileNotFoundError" in result.error:

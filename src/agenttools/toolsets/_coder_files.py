@@ -70,7 +70,7 @@ def render_error(tool: str, error: BaseException) -> str:
     return f"Error: {error}"
 
 
-def resolve(state: State, path: str, *, expect: Any = "any") -> str:
+def resolve(state: State, path: str) -> str:
     """The real path of a path argument (relative to root), or ``path not allowed: <path>``."""
     try:
         return str(state.workspace.resolve(os.path.join(state.root, path), expect="any"))
@@ -94,6 +94,8 @@ def read_file(state: State, args: dict[str, Any]) -> str:
         raise Fail(f"read {path}: is a directory")
     if not os.path.exists(real):
         raise Fail(f"open {path}: no such file or directory")
+    if not os.path.isfile(real):
+        raise Fail(f"read {path}: not a regular file")  # a FIFO or device would block or never end
     size = os.path.getsize(real)
     if size > state.workspace.max_file_size:
         raise Fail(f"read {path}: file is {size} bytes, exceeds maximum {state.workspace.max_file_size} bytes")

@@ -47,7 +47,8 @@ def bash(state: State, args: dict[str, Any]) -> str:
     if timeout_ms <= 0:
         timeout_ms = state.bash_timeout_ms
     timeout_ms = min(timeout_ms, MAX_TIMEOUT_MS)
-    result = shell.run_shell(_wrap(command, state.sentinel), cwd=cwd, timeout=timeout_ms / 1000)
+    result = shell.run_shell(_wrap(command, state.sentinel), cwd=cwd, timeout=timeout_ms / 1000,
+                             session=state.tasks.session)
     if result.error is not None:
         raise EditorError("BASH_START_FAILED", f"could not start command: {result.error}")
     stdout, new_cwd = _split_sentinel(result.stdout, state.sentinel)

@@ -13,6 +13,7 @@ from agenttools.errors import (
     OutsideWorkspaceError,
     PathError,
 )
+from agenttools.shell import new_session
 from agenttools.workspace import Workspace
 
 MAX_READ_BYTES = 20 * 1024 * 1024
@@ -52,6 +53,8 @@ class State:
     workspace: Workspace
     shell_timeout: float | None
     max_output: int
+    session: str = attrs.field(factory=new_session)
+    """Marks every process the shell tool starts; closing the toolset kills them (background jobs included)."""
 
     @property
     def root(self) -> str:

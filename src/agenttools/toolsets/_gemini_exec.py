@@ -164,7 +164,8 @@ def run_shell_command(state: State, args: dict[str, Any]) -> ToolOutput | str:
             raise Rejected(rejected_text(command, "Directory must exist.")) from None
     inner = command.strip()
     wrapped = f"{{ {inner if inner.endswith('&') else inner + ';'} }}; __code=$?; exit $__code;"
-    result = shell.run_shell(wrapped, cwd=cwd, timeout=state.shell_timeout, max_output=state.max_output)
+    result = shell.run_shell(wrapped, cwd=cwd, timeout=state.shell_timeout, max_output=state.max_output,
+                             session=state.session)
     error = result.error
     if result.timed_out:
         error = f"Command timed out after {_num(state.shell_timeout)} seconds."

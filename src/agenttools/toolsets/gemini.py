@@ -12,7 +12,7 @@ from typing import Any
 
 from agenttools.errors import ArgumentsError, ConfigError
 from agenttools.registry import Registry, Tool
-from agenttools.shell import DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT
+from agenttools.shell import DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT, kill_session
 from agenttools.toolsets import _gemini_common as impl
 from agenttools.toolsets import _gemini_exec, _gemini_files
 from agenttools.workspace import Workspace
@@ -202,4 +202,6 @@ def build(
             handler=lambda args, h=handler: h(state, args),  # type: ignore[misc]
             render_error=render_error, validate=name != "run_shell_command", **_HINTS[name],
         ))
-    return Registry(tools, render_error=render_error)
+    registry = Registry(tools, render_error=render_error)
+    registry.on_close(lambda: kill_session(state.session))  # background jobs the commands left running
+    return registry
