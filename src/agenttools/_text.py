@@ -61,8 +61,9 @@ def _fallback_encoding(sample: bytes, path: str) -> str:
     if not matches:
         raise EncodingError(f"cannot decode {path}: not UTF-8 and no legacy encoding fits", path=path)
     least_chaos = min(m.chaos for m in matches)
-    most_coherent = max(m.coherence for m in matches)
-    close = [m for m in matches if m.chaos <= least_chaos + 0.01 and m.coherence >= most_coherent - 0.1]
+    calm = [m for m in matches if m.chaos <= least_chaos + 0.01]
+    most_coherent = max(m.coherence for m in calm)
+    close = [m for m in calm if m.coherence >= most_coherent - 0.1]  # never empty: the most coherent is in it
     for match in close:
         if "cp1252" in (match.encoding, *match.could_be_from_charset):
             return "cp1252"

@@ -129,6 +129,8 @@ def replace_text(
         if count_occurrences(text, crlf) or not count_occurrences(text, old):
             needle = crlf
             replacement = new if "\r" in new else _as_crlf(new)
+    if "\r" not in new and "\n" in new and "\r\n" in text and text.count("\n") == text.count("\r\n"):
+        replacement = _as_crlf(new)  # an all-CRLF file stays all-CRLF whatever the edit spans
     found = count_occurrences(text, needle)
     if found == 0:
         raise NoMatchError(path=text_path)
