@@ -12,6 +12,7 @@ import contextlib
 import os
 import stat
 import tempfile
+import threading
 from collections.abc import Iterator
 from typing import BinaryIO, Literal
 
@@ -20,7 +21,7 @@ import attrs
 from agenttools.errors import EncodingError
 
 __all__ = ["TextFormat", "atomic_write", "decode", "detect_bom", "encode", "iter_decoded", "newline_style",
-           "read_regular"]
+           "path_lock", "read_regular"]
 
 _BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF8, "utf-8"),
@@ -129,6 +130,35 @@ def iter_decoded(handle: BinaryIO, encoding: str, *, chunk_size: int = 1 << 16) 
     tail = decoder.decode(b"", final=True)
     if tail:
         yield tail
+
+
+_LOCKS: dict[str, tuple[threading.Lock, int]] = {}
+_LOCKS_GUARD = threading.Lock()
+
+
+@contextlib.contextmanager
+def path_lock(path: str) -> Iterator[None]:
+    """Hold the lock of one file (by real path) across a read-modify-write, so threads never lose an edit.
+
+    Locks exist only while someone holds or waits for them. They serialise this process's threads; other
+    processes are not stopped (an edit is still atomic, so a file is never corrupted, but a concurrent writer in
+    another process can be overwritten).
+    """
+    with _LOCKS_GUARD:
+        lock, users = _LOCKS.get(path, (None, 0))
+        if lock is None:
+            lock = threading.Lock()
+        _LOCKS[path] = (lock, users + 1)
+    try:
+        with lock:
+            yield
+    finally:
+        with _LOCKS_GUARD:
+            lock, users = _LOCKS[path]
+            if users == 1:
+                del _LOCKS[path]
+            else:
+                _LOCKS[path] = (lock, users - 1)
 
 
 def read_regular(path: str) -> bytes | None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import attrs
 
 from agenttools._display import MarkdownRepr
-from agenttools._text import TextFormat, atomic_write, decode, encode
+from agenttools._text import TextFormat, atomic_write, decode, encode, path_lock
 from agenttools.errors import (
     AlreadyExistsError,
     EditError,
@@ -101,6 +101,14 @@ def replace_text(
             and writes. The file is unchanged whenever anything is raised.
     """
     real = ws.resolve(path)
+    with path_lock(str(real)):
+        return _replace_locked(real, old, new, expected=expected, create=create, first_only=first_only,
+                               allow_noop=allow_noop, keep_text=keep_text)
+
+
+def _replace_locked(real: Path, old: str, new: str, *, expected: int | None, create: bool, first_only: bool,
+                    allow_noop: bool, keep_text: bool) -> EditResult:
+    """:func:`replace_text` once the path is resolved and locked."""
     text_path = str(real)
     try:
         st = os.stat(real)
@@ -146,13 +154,6 @@ def replace_text(
                       before=text if keep_text else None, after=updated if keep_text else None)
 
 
-def _open_for_edit(ws: Workspace, path: str | os.PathLike[str]) -> tuple[Path, str, TextFormat]:
-    real = ws.resolve(path, expect="file")
-    with open(real, "rb") as handle:
-        text, fmt = decode(handle.read(), path=str(real))
-    return real, text, fmt
-
-
 def replace_lines(
     ws: Workspace,
     path: str | os.PathLike[str],
@@ -172,7 +173,15 @@ def replace_lines(
         NoChangeError: The result equals the original and ``allow_noop`` is False.
         NotFoundError, IsDirectoryError, EncodingError, OutsideWorkspaceError, DeniedPathError: As for reads.
     """
-    real, text, fmt = _open_for_edit(ws, path)
+    real = ws.resolve(path, expect="file")
+    with path_lock(str(real)):
+        return _replace_lines_locked(real, start, end, new, allow_noop=allow_noop)
+
+
+def _replace_lines_locked(real: Path, start: int, end: int, new: str, *, allow_noop: bool) -> EditResult:
+    """:func:`replace_lines` once the path is resolved and locked."""
+    with open(real, "rb") as handle:
+        text, fmt = decode(handle.read(), path=str(real))
     crlf = "\r\n" in text and text.count("\n") == text.count("\r\n")
     view = text.replace("\r\n", "\n") if crlf else text
     if end < start:

@@ -15,7 +15,7 @@ import attrs
 from agenttools._display import MarkdownRepr
 from agenttools._filetypes import FileKind, classify
 from agenttools._lines import read_lines
-from agenttools._text import TextFormat, atomic_write, decode, encode
+from agenttools._text import TextFormat, atomic_write, decode, encode, path_lock
 from agenttools.errors import EncodingError, IsDirectoryError, NotFoundError, SpecialFileError
 from agenttools.workspace import Workspace, _file_kind
 
@@ -347,6 +347,14 @@ def write_file(
         EncodingError: ``content`` cannot be encoded in the existing file's encoding (nothing is written).
     """
     real = ws.resolve(path)
+    with path_lock(str(real)):
+        return _write_locked(real, content, keep_format=keep_format, create_parents=create_parents,
+                             new_file_mode=new_file_mode, new_dir_mode=new_dir_mode)
+
+
+def _write_locked(real: Path, content: str, *, keep_format: bool, create_parents: bool, new_file_mode: int | None,
+                  new_dir_mode: int | None) -> WriteResult:
+    """:func:`write_file` once the path is resolved and locked."""
     text_path = str(real)
     fmt = TextFormat(encoding="utf-8")
     created = True

@@ -157,8 +157,13 @@ def test_no_process_outlives_the_closed_toolset(tmp_path, toolset, tool, args, d
     token = f"{secrets.randbelow(10**6) + 10**6}"
     reg = agenttools.toolset(toolset, root=str(tmp_path))
     _call(reg, tool, args(daemon.format(t=token)))
-    assert _pids_with(f"sleep {token}"), "the daemon should be running until the toolset closes"
-    reg.close()
+    deadline = time.monotonic() + 5  # a double-forked daemon may still be starting when the shell has exited
+    while not _pids_with(f"sleep {token}") and time.monotonic() < deadline:
+        time.sleep(0.02)
+    try:
+        assert _pids_with(f"sleep {token}"), "the daemon should be running until the toolset closes"
+    finally:
+        reg.close()
     deadline = time.monotonic() + 5
     while _pids_with(f"sleep {token}") and time.monotonic() < deadline:
         time.sleep(0.05)
