@@ -230,6 +230,11 @@ def test_capped_search_returns_the_first_matches_in_path_order(corpus, backend):
     assert [(m.rel, m.line_number) for m in capped.matches] == [(m.rel, m.line_number) for m in full.matches[:50]]
     few = grep(ws, "PyErr_SetString", backend=backend, max_matches=10**6)
     assert not few.truncated
+    cap = min(1500, len(full.matches) - 1)  # a large cap: ripgrep searches on all threads first
+    assert cap >= 1000
+    large = grep(ws, "self", backend=backend, max_matches=cap)
+    assert large.truncated
+    assert [(m.rel, m.line_number) for m in large.matches] == [(m.rel, m.line_number) for m in full.matches[:cap]]
 
 
 GLOBS = ["**/*.py", "*.py", "**/*.PY", "**/*.{c,h}", "alpha/**", "**/.gitignore", "**/README*", "**/*.txt",

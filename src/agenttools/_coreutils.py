@@ -68,23 +68,32 @@ def _parse(prog: str, argv: list[str]) -> tuple[str, str, int, list[str], bool |
     return unit, sign, count, files, headers
 
 
+_LIMIT = 4 * 1024 * 1024  # bytes read per file at most: a line with no end, or a huge count, stays bounded
+
+
 def _head_one(handle: object, unit: str, sign: str, count: int) -> bytes:
     read: Callable[..., bytes] = handle.read  # type: ignore[attr-defined]
     if unit == "c":
         if sign == "-":
-            data = read()
-            return data[: max(0, len(data) - count)]
-        return read(count)
+            size = os.fstat(handle.fileno()).st_size  # type: ignore[attr-defined]
+            return read(min(max(0, size - count), _LIMIT))
+        return read(min(count, _LIMIT))
     if sign == "-":
-        lines = _split(read())
+        lines = _split(read(_LIMIT + 1))
+        if len(lines) and sum(map(len, lines)) > _LIMIT:
+            return b"".join(lines)[:_LIMIT]  # cut short: the end of the file is unknown here
         return b"".join(lines[: max(0, len(lines) - count)])
-    readline: Callable[[], bytes] = handle.readline  # type: ignore[attr-defined]
+    readline: Callable[[int], bytes] = handle.readline  # type: ignore[attr-defined]
     out = []
+    total = 0
     for _ in range(count):
-        line = readline()
+        line = readline(_LIMIT - total)
         if not line:
             break
         out.append(line)
+        total += len(line)
+        if total >= _LIMIT:
+            break
     return b"".join(out)
 
 
@@ -94,19 +103,19 @@ def _tail_one(path: str, unit: str, sign: str, count: int) -> bytes:
         if sign == "+":
             if unit == "c":
                 handle.seek(max(0, count - 1))
-                return handle.read()
+                return handle.read(_LIMIT)
             for _ in range(max(0, count - 1)):
-                if not handle.readline():
+                if not handle.readline(_LIMIT):
                     return b""
-            return handle.read()
+            return handle.read(_LIMIT)
         if unit == "c":
-            handle.seek(max(0, size - count))
+            handle.seek(max(0, size - min(count, _LIMIT)))
             return handle.read()
         if count == 0:
             return b""
         data = b""
         position = size
-        while position > 0:
+        while position > 0 and len(data) < _LIMIT:
             step = min(_BLOCK, position)
             position -= step
             handle.seek(position)
@@ -114,7 +123,7 @@ def _tail_one(path: str, unit: str, sign: str, count: int) -> bytes:
             newlines = data.count(b"\n") - (1 if data.endswith(b"\n") else 0)
             if newlines >= count:
                 break
-        lines = _split(data)
+        lines = _split(data[-_LIMIT:])
         return b"".join(lines[-count:])
 
 

@@ -127,23 +127,39 @@ def grep(
         args.insert(1, "--ignore-case")
     if include and "/" not in include.rstrip("/"):
         args[1:1] = [f"--type-add=agtinclude:{include}", "--type=agtinclude"]
-    if limit is not None:
-        args.insert(1, "--sort=path")
     anchored = include if include and "/" in include.rstrip("/") else None
-    parsed = _Parsed(root, anchored, include_re)
     with _ignore_args(root, rules) as ignore:
         if ignore is None:
             return None
-        with _Ripgrep([*args[:1], *ignore, *args[1:], "./"], root, deadline, b"\n") as rg:
-            for block in rg:
-                parsed.feed(block)
-                if limit is not None and len(parsed.matches) >= limit:
-                    break
-    if rg.returncode not in (0, 1) and (limit is None or not parsed.matches):
+        full = [*args[:1], *ignore, *args[1:], "./"]
+        if limit is not None and limit >= _PARALLEL_FIRST:
+            # a large cap is rarely reached: search on all threads first, in path order only if it is reached
+            parsed, code = _collect(full, root, anchored, include_re, deadline, limit)
+            if len(parsed.matches) < limit:
+                return None if code not in (0, 1) and not parsed.matches else parsed.result()
+        if limit is not None:
+            full = [full[0], "--sort=path", *full[1:]]
+        parsed, code = _collect(full, root, anchored, include_re, deadline, limit)
+    if code not in (0, 1) and (limit is None or not parsed.matches):
         return None  # e.g. a regex ripgrep rejects (look-around): the Python backend can serve it
     if limit is not None and len(parsed.matches) >= limit:
         parsed.suspect.add(parsed.matches[-1].rel)  # stopped inside its block: a warning may not have come yet
     return parsed.result()[:limit]
+
+
+_PARALLEL_FIRST = 1000
+
+
+def _collect(args: list[str], root: Path, anchored: str | None, include_re: regex.Pattern[str] | None,
+             deadline: float, limit: int | None) -> tuple[_Parsed, int | None]:
+    """Run ripgrep and parse its output, stopping at ``limit`` matching lines; (matches, exit code)."""
+    parsed = _Parsed(root, anchored, include_re)
+    with _Ripgrep(args, root, deadline, b"\n") as rg:
+        for block in rg:
+            parsed.feed(block)
+            if limit is not None and len(parsed.matches) >= limit:
+                break
+    return parsed, rg.returncode
 
 
 @contextlib.contextmanager

@@ -76,13 +76,60 @@ def rg(state: State, args: dict[str, Any]) -> str:
     binary = find_rg()
     if binary is None or os.environ.get("AGENTTOOLS_SEARCH_BACKEND", "").strip().lower() == "python":
         return _rg_python(state, pattern, argv)
-    proc = subprocess.run([binary, "--no-config", f"--regexp={pattern}", *argv], cwd=state.root,
-                          stdin=subprocess.DEVNULL, capture_output=True, timeout=120, check=False)
-    if proc.returncode == 1 and not proc.stderr:
+    code, out, total, err = _run_head([binary, "--no-config", f"--regexp={pattern}", *argv], state.root)
+    if code == 1 and not err:
         return "No matches found"
-    if proc.returncode not in (0, 1):
-        raise Fail(proc.stderr.decode("utf-8", errors="replace").strip() or f"exit status {proc.returncode}")
-    return _cap(proc.stdout.decode("utf-8", errors="replace"))
+    if code not in (0, 1):
+        raise Fail(err.decode("utf-8", errors="replace").strip() or f"exit status {code}")
+    text = out.decode("utf-8", errors="replace")
+    if total > len(out):
+        return text[:MAX_OUTPUT] + f"\n[output truncated: {total} bytes, showing the first {MAX_OUTPUT} characters]"
+    return _cap(text)
+
+
+def _run_head(argv: list[str], cwd: str | os.PathLike[str], timeout: float = 120.0) -> tuple[int, bytes, int, bytes]:
+    """Run a program; (exit code, the first bytes of stdout, how many stdout bytes there were, stderr's head).
+
+    Only the first ``4 * MAX_OUTPUT`` bytes of stdout are kept (the rest is counted and dropped), so a search with a
+    million matches costs no more memory than one with a thousand.
+    """
+    import selectors
+    import time
+
+    keep = 4 * MAX_OUTPUT
+    proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None  # noqa: S101 - PIPE
+    assert proc.stderr is not None  # noqa: S101 - PIPE
+    heads = {proc.stdout: bytearray(), proc.stderr: bytearray()}
+    limits = {proc.stdout: keep, proc.stderr: 1 << 16}
+    total = 0
+    deadline = time.monotonic() + timeout
+    with selectors.DefaultSelector() as selector:
+        for stream in heads:
+            selector.register(stream, selectors.EVENT_READ)
+        try:
+            while selector.get_map():
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise Fail(f"timed out after {timeout:g} seconds")
+                for key, _ in selector.select(remaining):
+                    chunk = os.read(key.fd, 1 << 16)
+                    if not chunk:
+                        selector.unregister(key.fileobj)
+                        continue
+                    head = heads[key.fileobj]  # type: ignore[index]
+                    if key.fileobj is proc.stdout:
+                        total += len(chunk)
+                    room = limits[key.fileobj] - len(head)  # type: ignore[index]
+                    if room > 0:
+                        head += chunk[:room]
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.stdout.close()
+            proc.stderr.close()
+            code = proc.wait()
+    return code, bytes(heads[proc.stdout]), total, bytes(heads[proc.stderr])
 
 
 def _rg_python(state: State, pattern: str, argv: list[str]) -> str:

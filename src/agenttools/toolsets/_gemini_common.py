@@ -53,6 +53,8 @@ class State:
     workspace: Workspace
     shell_timeout: float | None
     max_output: int
+    max_matches: int = 20_000
+    """The most matching lines search_file_content returns (a truncation note says when there were more)."""
     session: str = attrs.field(factory=new_session)
     """Marks every process the shell tool starts; closing the toolset kills them (background jobs included)."""
 

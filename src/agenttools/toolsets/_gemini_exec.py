@@ -40,6 +40,8 @@ def _js_regex_error(pattern: str, reason: str) -> str:
            f"/{pattern}/: {reason}"
 
 
+MAX_LINE_CHARS = 2000  # as read_file: a longer matching line is cut, so a search's output stays bounded
+
 # what JavaScript's String.prototype.trim() removes: WhiteSpace (with U+FEFF and category Zs) and LineTerminator
 _JS_WHITESPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
                  "\u2028\u2029\u202f\u205f\u3000\ufeff"
@@ -66,7 +68,7 @@ def search_file_content(state: State, args: dict[str, Any]) -> str:
         raise Invalid(f"Failed to access path stats for {absolute}: Error: Path is not a directory: {absolute}")
     try:
         result = search.grep(state.workspace, pattern, path=real, include=include or None,
-                             respect_gitignore=in_git_repo(real))
+                             respect_gitignore=in_git_repo(real), max_matches=state.max_matches)
     except (AgentToolsError, OSError) as exc:
         raise Failure(f"Error during grep search operation: {exc}") from None
     shown = given or "."
@@ -83,8 +85,14 @@ def search_file_content(state: State, args: dict[str, Any]) -> str:
                 parts.append("---\n")
             current = match.rel
             parts.append(f"File: {match.rel.replace('/', os.sep)}\n")
-        parts.append(f"L{match.line_number}: {match.line.strip(_JS_WHITESPACE)}\n")
+        line = match.line.strip(_JS_WHITESPACE)
+        if len(line) > MAX_LINE_CHARS:
+            line = line[:MAX_LINE_CHARS] + "... [truncated]"
+        parts.append(f"L{match.line_number}: {line}\n")
     parts.append("---\n")
+    if result.truncated:
+        parts.append(f"[Search results truncated: showing the first {count} matching lines. Use a more specific "
+                     "pattern, path or include filter to see the rest.]")
     return "".join(parts).strip()
 
 

@@ -181,6 +181,7 @@ def build(
     *,
     shell_timeout: float | None = DEFAULT_TIMEOUT,
     max_output: int = DEFAULT_MAX_OUTPUT,
+    max_matches: int = 20_000,
 ) -> Registry:
     """Build the gemini toolset.
 
@@ -188,13 +189,18 @@ def build(
         root: The project directory; every path must stay inside it (required).
         shell_timeout: Seconds before ``run_shell_command`` kills the command's process group (None: never).
         max_output: Bytes of stdout and of stderr kept per command (the middle is elided beyond it).
+        max_matches: The most matching lines ``search_file_content`` returns; beyond it the search stops and a
+            truncation note says so.
 
     Raises:
         ConfigError: ``root`` is missing or not a directory.
     """
     if root is None:
         raise ConfigError("the gemini toolset needs root=<the project directory>")
-    state = impl.State(workspace=Workspace(root), shell_timeout=shell_timeout, max_output=max_output)
+    if not isinstance(max_matches, int) or isinstance(max_matches, bool) or max_matches < 1:
+        raise ConfigError(f"max_matches must be a positive integer, got {max_matches!r}")
+    state = impl.State(workspace=Workspace(root), shell_timeout=shell_timeout, max_output=max_output,
+                       max_matches=max_matches)
     tools = []
     for name, handler in HANDLERS.items():
         tools.append(Tool.from_schema(
