@@ -145,3 +145,28 @@ def test_a_file_that_cannot_be_decoded_safely_is_refused_and_kept(workdir, tools
     out = regs[toolset].call(tool, arguments(path, MARK, "new"))
     assert out.is_error, out.text
     assert target.read_bytes() == data
+
+
+@settings(max_examples=EXAMPLES, derandomize=True, deadline=None, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(document=documents(), data=st.data())
+def test_a_line_range_edit_changes_only_those_lines(workdir, document, data):
+    """assistant ``edit`` by line range: the lines are ``content.split("\\n")`` (the contract), all else stays."""
+    root, regs = workdir
+    name, _style, text, new = document
+    crlf = "\r\n" in text and text.count("\n") == text.count("\r\n")
+    view = text.replace("\r\n", "\n") if crlf else text
+    lines = view.split("\n")
+    start = data.draw(st.integers(1, len(lines)))
+    end = data.draw(st.integers(start, len(lines)))
+    target = root / f"r{next(counter)}.txt"
+    target.write_bytes(_encode(text, name))
+    out = regs["assistant"].call("edit", {"path": target.name, "new_text": new, "start_line": start,
+                                          "end_line": end})
+    updated = "\n".join(lines[: start - 1] + new.split("\n") + lines[end:])
+    if updated == view:
+        assert out.is_error and "no changes" in out.text, out.text
+        assert target.read_bytes() == _encode(text, name)
+        return
+    assert not out.is_error, out.text
+    assert target.read_bytes() == _encode(updated.replace("\n", "\r\n") if crlf else updated, name)
