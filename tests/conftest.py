@@ -44,24 +44,9 @@ def process_alive(pid: int) -> bool:
 
 def _marked_processes(marker: str) -> list[int]:
     """Live (non-zombie) processes whose environment carries the marker, i.e. started by this test session."""
-    import os
+    from agenttools.shell import _marked
 
-    needle = f"AGENTTOOLS_TEST_SESSION={marker}".encode()
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == os.getpid():
-            continue
-        try:
-            with open(f"/proc/{entry}/environ", "rb") as handle:
-                if needle not in handle.read().split(b"\0"):
-                    continue
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                if handle.read().rsplit(b")", 1)[1].split()[0] == b"Z":
-                    continue
-        except OSError:
-            continue
-        found.append(int(entry))
-    return found
+    return _marked(f"AGENTTOOLS_TEST_SESSION={marker}".encode())
 
 
 @pytest.fixture(scope="session", autouse=True)
