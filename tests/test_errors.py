@@ -89,3 +89,26 @@ def test_validation_issue_texts():
     assert missing.argument == "q"
     slash = errors.ValidationIssue(path=("a/b~c",), keyword="minimum", message="must be >= 1")
     assert slash.pointer == "/a~1b~0c"
+
+
+@pytest.mark.parametrize("error", [
+    errors.NotFoundError(path="/w/x"),
+    errors.OutsideWorkspaceError(path="/etc/x", given="../x", roots=["/w"]),
+    errors.HardLinkError(path="/w/h", links=3),
+    errors.FileTooLargeError(path="/w/big", size=2, limit=1),
+    errors.MatchCountError(path="/w/f", expected=1, found=2, lines=(3, 9)),
+    errors.ToolTimeoutError("slow", seconds=1.5, partial={"stdout": "x"}),
+    errors.UnknownProcessError("abc"),
+    errors.PatternError(pattern="(", kind="regex", reason="missing )"),
+    errors.ConfigError("bad"),
+])
+def test_errors_survive_pickling(error):
+    """Keyword-only constructors must not stop an error crossing a process boundary."""
+    import pickle
+
+    copy = pickle.loads(pickle.dumps(error))  # noqa: S301 - our own bytes
+    assert type(copy) is type(error)
+    assert (str(copy), repr(copy), copy.code) == (str(error), repr(error), error.code)
+    assert copy.__dict__ == error.__dict__
+    if isinstance(error, OSError):
+        assert (copy.errno, copy.filename) == (error.errno, error.filename)

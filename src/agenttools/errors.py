@@ -98,6 +98,22 @@ class AgentToolsError(Exception):
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.message!r})"
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle by state, not by constructor arguments (the constructors take keyword-only data).
+
+        So errors cross process boundaries (multiprocessing, concurrent.futures) intact.
+        """
+        state = dict(self.__dict__)
+        if isinstance(self, OSError):
+            state.update(errno=self.errno, strerror=self.strerror, filename=self.filename)
+        return _rebuild, (type(self), self.args), state
+
+
+def _rebuild(cls: type[AgentToolsError], args: tuple[Any, ...]) -> AgentToolsError:
+    error = cls.__new__(cls)
+    error.args = args
+    return error
+
 
 class ToolDefinitionError(AgentToolsError, TypeError):
     """A tool, its signature or its schema is defined wrongly.
