@@ -70,6 +70,10 @@ class ShellResult(MarkdownRepr):
     """Whether the middle of stdout was elided."""
     stderr_truncated: bool = False
     """Whether the middle of stderr was elided."""
+    stdout_bytes: int = 0
+    """How many bytes stdout carried in all, kept or elided."""
+    stderr_bytes: int = 0
+    """How many bytes stderr carried in all, kept or elided."""
     error: str | None = None
     """Why the command could not run (bash missing, ...), or None."""
     duration: float = 0.0
@@ -94,8 +98,10 @@ class _Capped:
         self.head = bytearray()
         self.tail = bytearray()
         self.dropped = 0
+        self.total = 0
 
     def add(self, data: bytes) -> None:
+        self.total += len(data)
         half = self.limit // 2
         room = half - len(self.head)
         if room > 0:
@@ -318,5 +324,6 @@ def run_command(
         command=command, cwd=where, stdout=stdout, stderr=stderr,
         exit_code=code if code >= 0 else None, signal=-code if code < 0 else None, pgid=proc.pid,
         background_pids=tuple(background), timed_out=timed_out, stdout_truncated=stdout_cut,
-        stderr_truncated=stderr_cut, duration=time.monotonic() - started,
+        stderr_truncated=stderr_cut, duration=time.monotonic() - started, stdout_bytes=out.total,
+        stderr_bytes=err.total,
     )

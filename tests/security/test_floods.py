@@ -137,3 +137,11 @@ def test_60k_character_lines_are_cut(long_lines, toolset, tool, args, marker):
 
 def test_sparse_gigabyte_fixture_uses_no_disk(gigabyte):
     assert os.stat(gigabyte).st_blocks * 512 < 16 * MiB
+
+
+def test_the_editor_keeps_little_but_reports_the_real_size(tmp_path):
+    reg = agenttools.toolset("editor", root=str(tmp_path))
+    out, peak = _peak(lambda: reg.call("bash", {"command": "python3 -c \"print('x' * 4999999)\""}))
+    reg.close()
+    assert out.text.endswith("[Truncated: output was 5000000 characters, showing first 30000]")
+    assert peak < 16, f"{peak:.0f} MiB"  # 256 KiB kept per stream, not the 16 MiB of the shell family default

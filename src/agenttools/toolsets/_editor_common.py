@@ -103,21 +103,24 @@ def format_size(size: int) -> str:
     return f"{size} bytes"  # pragma: no cover - unreachable
 
 
-def truncate_output(text: str) -> str:
-    """Upstream's per-stream cap: the first 30000 characters and a note with the total."""
+def truncate_output(text: str, total: int | None = None) -> str:
+    """Upstream's per-stream cap: the first 30000 characters and a note with the total.
+
+    ``total`` is the stream's real length when only part of it was kept in memory.
+    """
     if len(text) <= MAX_OUTPUT_CHARS:
         return text
-    return (text[:MAX_OUTPUT_CHARS] + f"\n\n[Truncated: output was {len(text)} characters, showing first "
+    return (text[:MAX_OUTPUT_CHARS] + f"\n\n[Truncated: output was {total or len(text)} characters, showing first "
             f"{MAX_OUTPUT_CHARS}]")
 
 
-def sections(stdout: str, stderr: str) -> str:
+def sections(stdout: str, stderr: str, totals: tuple[int | None, int | None] = (None, None)) -> str:
     """The ``\\nstderr:\\n...`` and ``\\nstdout:\\n...`` sections, stderr first, empty ones left out."""
     text = ""
     if stderr:
-        text += "\nstderr:\n" + truncate_output(stderr)
+        text += "\nstderr:\n" + truncate_output(stderr, totals[1])
     if stdout:
-        text += "\nstdout:\n" + truncate_output(stdout)
+        text += "\nstdout:\n" + truncate_output(stdout, totals[0])
     return text
 
 

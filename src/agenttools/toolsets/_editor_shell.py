@@ -10,6 +10,8 @@ from agenttools import shell
 from agenttools.errors import ProcessLimitError, UnknownProcessError
 from agenttools.toolsets._editor_common import MAX_TIMEOUT_MS, EditorError, State, arg, sections
 
+KEEP_BYTES = 256 * 1024  # per stream, head and tail: the model sees 30,000 characters; the cwd marker ends the tail
+
 
 def _wrap(command: str, sentinel: str) -> str:
     """Run the command in the current shell, then print a sentinel and the directory it ended in."""
@@ -48,7 +50,7 @@ def bash(state: State, args: dict[str, Any]) -> str:
         timeout_ms = state.bash_timeout_ms
     timeout_ms = min(timeout_ms, MAX_TIMEOUT_MS)
     result = shell.run_shell(_wrap(command, state.sentinel), cwd=cwd, timeout=timeout_ms / 1000,
-                             session=state.tasks.session)
+                             session=state.tasks.session, max_output=KEEP_BYTES)
     if result.error is not None:
         raise EditorError("BASH_START_FAILED", f"could not start command: {result.error}")
     stdout, new_cwd = _split_sentinel(result.stdout, state.sentinel)
@@ -57,7 +59,9 @@ def bash(state: State, args: dict[str, Any]) -> str:
             ws.chdir(new_cwd, contained=False)
     code = -1 if result.exit_code is None else result.exit_code
     text = f"Command timed out after {timeout_ms}ms\n\n" if result.timed_out else ""
-    return text + f"exit_code: {code}\n" + sections(stdout, result.stderr)
+    totals = (result.stdout_bytes - (len(result.stdout) - len(stdout)) if result.stdout_truncated else None,
+              result.stderr_bytes if result.stderr_truncated else None)
+    return text + f"exit_code: {code}\n" + sections(stdout, result.stderr, totals)
 
 
 def task_output(state: State, args: dict[str, Any]) -> str:
