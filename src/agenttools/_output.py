@@ -7,7 +7,7 @@ import enum
 import json
 import pathlib
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Self
 
 import attrs
 
@@ -25,37 +25,32 @@ class TextBlock:
 
 
 @attrs.frozen(kw_only=True)
-class ImageBlock:
-    """An image for the model, base64-encoded."""
-
-    data: str
-    """The image bytes, base64-encoded (standard alphabet, padded)."""
-    mime_type: str
-    """The image's MIME type, e.g. ``image/png``."""
-
-    @classmethod
-    def from_bytes(cls, raw: bytes, mime_type: str) -> ImageBlock:
-        """Encode raw image bytes."""
-        return cls(data=base64.b64encode(raw).decode("ascii"), mime_type=mime_type)
-
-    def to_bytes(self) -> bytes:
-        """Decode the image bytes."""
-        return base64.b64decode(self.data)
-
-
-@attrs.frozen(kw_only=True)
-class DataBlock:
-    """Other inline data for the model (a PDF, audio, video), base64-encoded."""
+class _InlineBlock:
+    """Bytes for the model, base64-encoded, with their MIME type."""
 
     data: str
     """The bytes, base64-encoded (standard alphabet, padded)."""
     mime_type: str
-    """The MIME type, e.g. ``application/pdf``."""
+    """The MIME type, e.g. ``image/png`` or ``application/pdf``."""
 
     @classmethod
-    def from_bytes(cls, raw: bytes, mime_type: str) -> DataBlock:
+    def from_bytes(cls, raw: bytes, mime_type: str) -> Self:
         """Encode raw bytes."""
         return cls(data=base64.b64encode(raw).decode("ascii"), mime_type=mime_type)
+
+    def to_bytes(self) -> bytes:
+        """Decode the bytes."""
+        return base64.b64decode(self.data)
+
+
+@attrs.frozen(kw_only=True)
+class ImageBlock(_InlineBlock):
+    """An image for the model, base64-encoded."""
+
+
+@attrs.frozen(kw_only=True)
+class DataBlock(_InlineBlock):
+    """Other inline data for the model (a PDF, audio, video), base64-encoded."""
 
 
 ContentBlock = TextBlock | ImageBlock | DataBlock
