@@ -78,18 +78,18 @@ def search_file_content(state: State, args: dict[str, Any]) -> str:
     count = len(result.matches)
     term = "match" if count == 1 else "matches"
     parts = [f'Found {count} {term} for pattern "{pattern}" in path "{shown}"{where}:\n---\n']
-    current = None
+    append, current, sep = parts.append, None, os.sep  # one pass over maybe 20,000 lines: locals, no helpers
     for match in result.matches:
-        if match.rel != current:
-            if current is not None:
-                parts.append("---\n")
-            current = match.rel
-            parts.append(f"File: {match.rel.replace('/', os.sep)}\n")
+        rel = match.rel
+        if rel != current:
+            shown_rel = rel if sep == "/" else rel.replace("/", sep)
+            append(f"File: {shown_rel}\n" if current is None else f"---\nFile: {shown_rel}\n")
+            current = rel
         line = match.line.strip(_JS_WHITESPACE)
         if len(line) > MAX_LINE_CHARS:
             line = line[:MAX_LINE_CHARS] + "... [truncated]"
-        parts.append(f"L{match.line_number}: {line}\n")
-    parts.append("---\n")
+        append(f"L{match.line_number}: {line}\n")
+    append("---\n")
     if result.truncated:
         parts.append(f"[Search results truncated: showing the first {count} matching lines. Use a more specific "
                      "pattern, path or include filter to see the rest.]")
