@@ -15,7 +15,7 @@ from pathlib import Path
 import regex
 
 from agenttools._ignore import ALWAYS_SKIPPED, IgnoreRules, walk_files
-from agenttools._text import detect_bom
+from agenttools._text import detect_bom, open_regular, read_fd
 from agenttools.search import GrepMatch
 
 __all__ = ["decode_for_search", "grep_python"]
@@ -74,20 +74,14 @@ def _search_file(path: str, compiled: regex.Pattern[str], deadline: float) -> li
     A file is read whole with four system calls and no file object (a tree holds thousands of small files),
     or in blocks of whole lines when it is large.
     """
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_NONBLOCK", 0))
-    except OSError:
+    opened = open_regular(path)
+    if opened is None:
         return []
+    fd, size = opened
     try:
-        size = os.fstat(fd).st_size
         if size > _LARGE:
             return _search_blocks(fd, compiled, deadline) or []
-        data = os.read(fd, size + 1)
-        if len(data) != size:
-            chunks = [data]  # a short read, or the file grew: read on to the end
-            while chunk := os.read(fd, 1 << 20):
-                chunks.append(chunk)
-            data = b"".join(chunks)
+        data = read_fd(fd, size)
     except OSError:
         return []
     finally:

@@ -21,7 +21,7 @@ import attrs
 from agenttools.errors import EncodingError
 
 __all__ = ["TextFormat", "atomic_write", "decode", "detect_bom", "encode", "iter_decoded", "newline_style",
-           "path_lock", "read_regular"]
+           "open_regular", "path_lock", "read_fd", "read_regular"]
 
 _BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF8, "utf-8"),
@@ -161,21 +161,45 @@ def path_lock(path: str) -> Iterator[None]:
                 _LOCKS[path] = (lock, users - 1)
 
 
-def read_regular(path: str) -> bytes | None:
-    """The bytes of a regular file, or None for anything else or an error.
+def open_regular(path: str) -> tuple[int, int] | None:
+    """``(descriptor, size)`` of a regular file opened for reading, or None for anything else or an error.
 
     Opened without blocking (a FIFO swapped in after a check cannot hang the call) and checked with ``fstat``
-    on the open descriptor.
+    on the open descriptor. The caller closes the descriptor.
     """
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     except OSError:
         return None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            return handle.read()
+        st = os.fstat(fd)
+    except OSError:
+        st = None
+    if st is None or not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        return None
+    return fd, st.st_size
+
+
+def read_fd(fd: int, size: int) -> bytes:
+    """Read a descriptor to its end, in one call when ``size`` (its ``fstat`` size) is still right."""
+    data = os.read(fd, size + 1)
+    if len(data) == size:
+        return data
+    chunks = [data]  # a short read, or the file grew: read on to the end
+    while chunk := os.read(fd, 1 << 20):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def read_regular(path: str) -> bytes | None:
+    """The bytes of a regular file (see :func:`open_regular`), or None for anything else or an error."""
+    opened = open_regular(path)
+    if opened is None:
+        return None
+    fd, size = opened
+    try:
+        return read_fd(fd, size)
     except OSError:
         return None
     finally:
