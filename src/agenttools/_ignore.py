@@ -167,10 +167,6 @@ class IgnoreRules:
             self._files[rel_dir] = _parse_cached(rel_dir, text) if text else None
         return self._files[rel_dir]
 
-    def chain(self, rel_dir: str) -> list[RuleFile]:
-        """Rule files that apply to entries of ``rel_dir``, deepest first (the exclude file last)."""
-        return list(self._chain(rel_dir))
-
     def ignored(self, rel: str, is_dir: bool, chain: list[RuleFile] | None = None) -> bool:
         """Whether the entry at ``rel`` (relative to base) is ignored by its own rules (parents not checked)."""
         if chain is None:
@@ -213,6 +209,7 @@ class IgnoreRules:
         return known if isinstance(known, bool) else (*known, chain)
 
     def _chain(self, rel_dir: str) -> list[RuleFile]:
+        """Rule files that apply to entries of ``rel_dir``, deepest first (the exclude file last); cached."""
         chain = self._chains.get(rel_dir)
         if chain is None:
             if rel_dir:
