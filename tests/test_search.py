@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import search_corpus
 
 from agenttools import PatternError, ToolTimeoutError, Workspace
 from agenttools._ignore import IgnoreRules, walk_files
@@ -14,20 +15,9 @@ from agenttools._rg import _rebase, find_rg
 from agenttools.search import glob_files, grep
 
 
-def _corpus_script() -> Path:
-    """The team's corpus generator: ../shared/bench/make_corpus.py beside the checkout (as in CI)."""
-    for parent in Path(__file__).resolve().parents:
-        candidate = parent / "shared" / "bench" / "make_corpus.py"
-        if candidate.is_file():
-            return candidate
-    raise FileNotFoundError("shared/bench/make_corpus.py not found beside the checkout")
-
-
 @pytest.fixture(scope="session")
 def corpus(tmp_path_factory) -> Path:
-    dest = tmp_path_factory.mktemp("corpus")
-    subprocess.run([sys.executable, str(_corpus_script()), str(dest), "--scale", "0.05"], check=True, timeout=300)
-    return dest
+    return search_corpus.build(tmp_path_factory.mktemp("corpus"))
 
 
 def test_rg_binary_comes_from_the_ripgrep_wheel():
