@@ -1,7 +1,7 @@
 """The ``gemini`` toolset: Gemini CLI v0.1.13's seven core tools, with upstream's names, schemas and texts.
 
 ``agenttools.toolset("gemini", root="/abs/project")``. Deviations from upstream are listed in
-docs/toolsets/gemini.md; the exact texts are in ../shared/contracts/gemini.md.
+docs/toolsets/gemini.md; the exact texts are pinned by tests/test_gemini.py.
 """
 
 from __future__ import annotations
