@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 import pytest
-import search_corpus
 
+import search_corpus
 from agenttools import PatternError, ToolTimeoutError, Workspace
 from agenttools._ignore import IgnoreRules, walk_files
 from agenttools._rg import _rebase, find_rg
