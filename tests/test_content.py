@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -284,3 +285,147 @@ def test_unexpected_errors_are_unknown(reg, monkeypatch):
     out = json.loads(reg.call("get_category_content", {"category": "examples"}).text)
     assert out == {"success": False, "error": "disk on fire", "error_type": "unknown",
                    "exception_type": "RuntimeError", "exception_message": "disk on fire"}
+
+
+# --- untrusted docroot: hidden files behind symlinks, loops, escapes, huge files, deep trees, long patterns ---
+
+
+def _error(out) -> tuple[str, str]:
+    data = json.loads(out.text)
+    assert data["success"] is False and out.is_error, out.text
+    return data["error"], data["error_type"]
+
+
+def test_a_hidden_file_is_not_served_through_a_symlink(docroot):
+    guides = docroot / "guides"
+    (guides / ".private").mkdir()
+    (guides / ".private" / "key.md").write_text("SECRET-A\n")
+    (guides / "__internal__").mkdir()
+    (guides / "__internal__" / "notes.md").write_text("SECRET-B\n")
+    (guides / "plain.md").symlink_to(".hidden.md")  # .hidden.md is in the fixture
+    (guides / "key.md").symlink_to(".private/key.md")
+    (guides / "notes.md").symlink_to("__internal__/notes.md")
+    (guides / "sub" / "cfg.md").symlink_to("../meta_.json")
+    reg = agenttools.toolset("content", docroot=str(docroot), categories=CATEGORIES)
+    text = value(reg.call("get_category_content", {"category": "guides", "pattern": "**/*.md"}))
+    for secret in ("hidden\n", "SECRET-A", "SECRET-B", "{}"):
+        assert secret not in text
+    assert "guides/intro.md" in text and "guides/sub/deep.md" in text
+
+
+def test_a_symlink_loop_does_not_break_the_category(docroot):
+    guides = docroot / "guides"
+    (guides / "self.md").symlink_to("self.md")
+    (guides / "ping.md").symlink_to("pong.md")
+    (guides / "pong.md").symlink_to("ping.md")
+    (guides / "dangling.md").symlink_to("nowhere.md")
+    (guides / "loopdir").symlink_to("loopdir")
+    reg = agenttools.toolset("content", docroot=str(docroot), categories=CATEGORIES)
+    assert value(reg.call("get_category_content", {"category": "guides", "pattern": "intro.md"})) == "# Intro\n"
+    text = value(reg.call("get_category_content", {"category": "guides"}))
+    assert "guides/intro.md" in text and "self.md" not in text and "ping.md" not in text
+
+
+def test_a_looping_category_directory_is_not_found(docroot):
+    (docroot / "loop").symlink_to("loop")
+    reg = agenttools.toolset("content", docroot=str(docroot), categories=[{"name": "l", "dir": "loop"}])
+    error, kind = _error(reg.call("get_category_content", {"category": "l"}))
+    assert error.startswith("Category directory not found: ") and kind == "io_error"
+
+
+@pytest.mark.parametrize(("directory", "reason"), [
+    ("../outside", "Path traversal is not allowed"),
+    ("guides/../../outside", "Path traversal is not allowed"),
+    ("/etc", "Absolute paths are not allowed"),
+])
+def test_a_category_dir_outside_the_docroot_is_a_config_error(docroot, directory, reason):
+    with pytest.raises(ConfigError, match=f"category 'x': dir '{directory}' must be inside the docroot: {reason}"):
+        agenttools.toolset("content", docroot=str(docroot), categories=[{"name": "x", "dir": directory}])
+
+
+def test_a_category_folder_symlinked_out_of_the_docroot_is_refused(docroot, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text("SECRET\n")
+    (docroot / "linked").symlink_to(outside)
+    (docroot / "guides" / "nested").symlink_to(outside)  # a folder below a category: never descended
+    (docroot / "inner").symlink_to(docroot / "examples")  # a link that stays inside is fine
+    reg = agenttools.toolset("content", docroot=str(docroot), categories=[
+        {"name": "linked", "dir": "linked"}, {"name": "guides", "dir": "guides", "patterns": ["**/*.md"]},
+        {"name": "inner", "dir": "inner"}], collections=[{"name": "c", "categories": ["inner", "linked"]}])
+    for call in (("get_category_content", {"category": "linked"}),
+                 ("get_content", {"category_or_collection": "linked"}),
+                 ("get_collection_content", {"collection": "c"})):
+        out = reg.call(*call)
+        assert "SECRET" not in out.text
+        error, kind = _error(out)
+        assert (error, kind) == (f"Base directory must be within docroot: {docroot / 'linked'}", "io_error")
+    assert "SECRET" not in value(reg.call("get_category_content", {"category": "guides"}))
+    assert value(reg.call("get_category_content", {"category": "inner"})) == "# Ex\n"
+
+
+def test_a_huge_document_is_refused_by_its_size_before_reading(docroot):
+    import tracemalloc
+
+    huge = docroot / "examples" / "huge.md"
+    with open(huge, "wb") as handle:  # sparse: 200 MiB that costs no disk
+        handle.truncate(200 << 20)
+    reg = agenttools.toolset("content", docroot=str(docroot), categories=CATEGORIES)
+    tracemalloc.start()
+    try:
+        out = reg.call("get_category_content", {"category": "examples", "pattern": "huge.md"})
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert _error(out) == ("Failed to read one or more files in category 'examples': 'huge.md': file is "
+                           "209715200 bytes, over the 10485760-byte limit", "io_error")
+    assert peak < 2 << 20
+    huge.unlink()
+    for i in range(4):  # the total of one answer is bounded too, before anything is read
+        with open(docroot / "examples" / f"part{i}.md", "wb") as handle:
+            handle.truncate(9 << 20)
+    out = reg.call("get_category_content", {"category": "examples"})
+    assert _error(out)[0] == ("Failed to read one or more files in category 'examples': the documents total "
+                              "37748741 bytes, over the 33554432-byte limit")
+
+
+def test_size_limits_are_options(docroot, tmp_path):
+    (docroot / "examples" / "big.md").write_text("x" * 3000)
+    reg = agenttools.toolset("content", docroot=str(docroot), categories=CATEGORIES, max_file_size="2KB")
+    error, _ = _error(reg.call("get_category_content", {"category": "examples", "pattern": "big"}))
+    assert error.endswith("'big.md': file is 3000 bytes, over the 2048-byte limit")
+    assert value(reg.call("get_category_content", {"category": "examples", "pattern": "ex"})) == "# Ex\n"
+    reg = agenttools.toolset("content", docroot=str(docroot), categories=CATEGORIES, max_total_size=3004)
+    error, _ = _error(reg.call("get_category_content", {"category": "examples"}))
+    assert error.endswith("the documents total 3005 bytes, over the 3004-byte limit")
+    toml = tmp_path / "g.toml"
+    toml.write_text(f'docroot = "{docroot}"\nmax_file_size = "1KB"\n[[categories]]\nname = "e"\ndir = "examples"\n')
+    error, _ = _error(agenttools.toolset("content", config=str(toml)).call("get_content", {
+        "category_or_collection": "e", "pattern": "big"}))
+    assert error.endswith("over the 1024-byte limit")
+    with pytest.raises(ConfigError, match="invalid size"):
+        agenttools.toolset("content", docroot=str(docroot), max_file_size="lots")
+    with pytest.raises(ConfigError, match="need a project"):
+        agenttools.toolset("content", max_file_size=10)
+
+
+def test_a_file_that_grows_while_read_stops_at_the_limit(docroot):
+    from agenttools.content import Document, DocumentTooLargeError, read_document
+
+    path = docroot / "examples" / "ex.md"
+    doc = Document(category="examples", path="ex.md", basename="ex.md", real_path=path, size=5, mtime=0.0)
+    assert read_document(doc, 5) == "# Ex\n"
+    with pytest.raises(DocumentTooLargeError, match="over the 4-byte limit"):
+        read_document(doc, 4)
+    fifo = docroot / "examples" / "pipe.md"
+    os.mkfifo(fifo)
+    fifo_doc = Document(category="examples", path="pipe.md", basename="pipe.md", real_path=fifo, size=0, mtime=0.0)
+    with pytest.raises(OSError, match="not a regular file"):
+        read_document(fifo_doc, 100)  # opened without blocking, refused by fstat
+    reg = agenttools.toolset("content", docroot=str(docroot), categories=CATEGORIES)
+    assert value(reg.call("get_category_content", {"category": "examples"})) == "# Ex\n"  # the FIFO is passed by
+
+
+def test_a_long_pattern_is_refused(reg):
+    error, kind = _error(reg.call("get_category_content", {"category": "guides", "pattern": "a" * 5000}))
+    assert (error, kind) == ("Pattern is too long: 5000 characters (at most 1024)", "invalid_pattern")

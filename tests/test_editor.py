@@ -203,6 +203,26 @@ def test_directory_tree(reg, root):
     )
 
 
+def test_directory_tree_leaves_out_denied_entries(root):
+    for d in ("secrets/keys", "src/.private", "src/pkg", "docs"):
+        (root / d).mkdir(parents=True)
+    for f in ("secrets/a.pem", "secrets/keys/b.pem", "src/.private/token", "src/pkg/x.go", "src/.env", "docs/r.md",
+              ".env"):
+        (root / f).write_text("")
+    with agenttools.toolset("editor", root=str(root), deny_dirs=["secrets", "**/.private", "**/.env"]) as reg:
+        tree = (
+            "proj/\n"
+            "├── docs/\n"
+            "│   └── r.md\n"
+            "└── src/\n"
+            "    └── pkg/\n"
+        )
+        assert call(reg, "view", path=".").text == tree
+        assert call(reg, "view", path=str(root)).text == tree
+        assert call(reg, "view", path="src").text == "src/\n└── pkg/\n    └── x.go\n"
+        assert call(reg, "view", path="secrets").text.startswith("[ACCESS_DENIED] path not allowed: access denied")
+
+
 # --- scoping ---------------------------------------------------------------------------------------------------
 
 def test_scoping(root, tmp_path):

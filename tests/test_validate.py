@@ -82,3 +82,37 @@ def test_pathological_pattern_is_refused_not_hung():
     issues = validate({"type": "string", "pattern": "^(a+)+$"}, "a" * 40 + "!")
     assert time.monotonic() - start < 30
     assert [i.keyword for i in issues] == ["pattern"]
+
+
+@pytest.mark.parametrize("kind", ["number", "integer"])
+@pytest.mark.parametrize("value", [float("inf"), float("-inf"), float("nan"), 10**309, -(10**309)])
+def test_non_finite_numbers_are_not_numbers(kind, value):
+    # JSON has no Infinity, but JSON.parse("1e999") gives one (and Python's json.loads gives inf); Ajv's default
+    # strictNumbers refuses it for number and integer, as an integer past the double range (Infinity in JavaScript)
+    assert first({"type": kind}, value) == f"params must be {kind}"
+    assert first({"type": "object", "properties": {"n": {"type": kind}}}, {"n": value}) == f"params/n must be {kind}"
+
+
+@pytest.mark.parametrize(("kind", "value"), [("integer", 1e308), ("integer", 2**70), ("integer", -0.0),
+                                              ("integer", 3.0), ("number", 1e-320), ("number", 1.7976931348623157e308),
+                                              ("integer", 2**1023)])
+def test_big_finite_numbers_stay_numbers(kind, value):
+    assert first({"type": kind}, value) is None
+
+
+def test_infinity_from_json_text_is_a_clean_validation_error():
+    import agenttools
+
+    reg = agenttools.Registry()
+
+    @reg.tool
+    def count(n: int) -> str:
+        """Count.
+
+        Args:
+            n: How many.
+        """
+        return str(n)
+
+    out = reg.call("count", '{"n": 1e999}')
+    assert out.is_error and "must be integer" in out.text and "Traceback" not in out.text

@@ -128,6 +128,8 @@ def grep(
     if include and "/" not in include.rstrip("/"):
         args[1:1] = [f"--type-add=agtinclude:{include}", "--type=agtinclude"]
     anchored = include if include and "/" in include.rstrip("/") else None
+    if len(os.fsencode(pattern)) > _MAX_ARG:
+        return None  # one argument over the kernel's limit fails with E2BIG: the Python backend serves it
     with _ignore_args(root, rules) as ignore:
         if ignore is None:
             return None
@@ -148,6 +150,7 @@ def grep(
 
 
 _PARALLEL_FIRST = 1000
+_MAX_ARG = 100_000  # Linux refuses a single argument over 128 KiB (MAX_ARG_STRLEN); stay well below it
 
 
 def _collect(args: list[str], root: Path, anchored: str | None, include_re: regex.Pattern[str] | None,
@@ -210,20 +213,30 @@ class _Ripgrep:
 
         assert self.proc.stdout is not None  # noqa: S101 - PIPE
         fd = self.proc.stdout.fileno()
-        pending = b""
-        while True:
+        separator = self.separator
+        pending: list[bytes] = []  # the pieces of an incomplete record: only each new chunk is searched, never
+        while True:  # the whole of a long record again (that made a 60 MB line quadratic)
             remaining = self.deadline - time.monotonic()
             if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
                 raise TimeoutError
             chunk = os.read(fd, 1 << 18)
             if not chunk:
                 break
-            pending += chunk
-            complete, _, pending = pending.rpartition(self.separator)
+            cut = chunk.rfind(separator)
+            if cut < 0:
+                pending.append(chunk)
+                continue
+            complete = chunk[:cut]
+            if pending:
+                pending.append(complete)
+                complete = b"".join(pending)
+                pending.clear()
+            pending.append(chunk[cut + len(separator):])
             if complete:
                 yield complete
-        if pending:
-            yield pending
+        rest = b"".join(pending)
+        if rest:
+            yield rest
 
     def __exit__(self, *exc_info: object) -> None:
         if self.proc.poll() is None:

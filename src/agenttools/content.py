@@ -14,6 +14,7 @@ import contextvars
 import json
 import os
 import re
+import stat
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -22,12 +23,21 @@ import attrs
 
 from agenttools._glob import GlobSyntaxError, compile_glob
 from agenttools.errors import ConfigError
+from agenttools.workspace import parse_size
 
-__all__ = ["Category", "Collection", "Document", "PatternRuleError", "Project", "Result", "current_project",
-           "discover", "format_documents", "session"]
+__all__ = ["DEFAULT_MAX_FILE_SIZE", "DEFAULT_MAX_TOTAL_SIZE", "MAX_PATTERN_CHARS", "Category", "Collection",
+           "DocrootEscapeError", "Document", "DocumentTooLargeError", "PatternRuleError", "Project", "Result",
+           "category_base", "current_project", "discover", "format_documents", "is_hidden", "read_document",
+           "session"]
 
 NAME = re.compile(r"^[a-zA-Z0-9_-]{1,30}\Z")
 MAX_DOCUMENTS_PER_GLOB = 100
+DEFAULT_MAX_FILE_SIZE = 10 << 20
+"""Largest document served (bytes); a larger one is a read error, found by ``fstat`` before any byte is read."""
+DEFAULT_MAX_TOTAL_SIZE = 32 << 20
+"""Largest total of the documents of one answer (bytes)."""
+MAX_PATTERN_CHARS = 1024
+"""Longest ``pattern`` argument: each one is compiled to regexes (four variants), so its length is bounded."""
 BOUNDARY = "guide-boundary"
 _TYPES = {".md": "text/markdown", ".markdown": "text/markdown", ".txt": "text/plain", ".html": "text/html",
           ".htm": "text/html", ".json": "application/json", ".yaml": "application/yaml",
@@ -52,6 +62,21 @@ def _to_path(value: str | os.PathLike[str]) -> Path:
     return Path(value).resolve()
 
 
+def _check_dir(instance: Category, attribute: attrs.Attribute[str], value: Any) -> None:
+    """A category ``dir``: a relative path without ``..`` (mcp-guide's ``validate_directory_path`` rules)."""
+    where = f"category {instance.name!r}: dir {value!r}"
+    if not isinstance(value, str) or "\x00" in value:
+        raise ConfigError(f"{where} must be a string without NUL")
+    if os.path.isabs(value) or value.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", value):
+        raise ConfigError(f"{where} must be inside the docroot: Absolute paths are not allowed")
+    if ".." in value.replace("\\", "/").split("/"):
+        raise ConfigError(f"{where} must be inside the docroot: Path traversal is not allowed")
+
+
+def _size(value: Any) -> int:
+    return parse_size(value)
+
+
 def _to_tuple(value: Any) -> tuple[str, ...]:
     if isinstance(value, str):
         return (value,)
@@ -64,8 +89,8 @@ class Category:
 
     name: str = attrs.field(converter=_category_name)
     """Its name."""
-    dir: str
-    """Its directory, relative to the docroot."""
+    dir: str = attrs.field(validator=_check_dir)
+    """Its directory, relative to the docroot (absolute paths and ``..`` are refused)."""
     patterns: tuple[str, ...] = attrs.field(converter=_to_tuple, default=("*.md",))
     """Glob patterns used when a request gives none."""
     description: str = ""
@@ -113,25 +138,36 @@ class Project:
     """The categories, in order."""
     collections: tuple[Collection, ...] = ()
     """The collections, in order."""
+    max_file_size: int = attrs.field(converter=_size, default=DEFAULT_MAX_FILE_SIZE)
+    """Largest document served, in bytes (``"10MB"`` strings accepted)."""
+    max_total_size: int = attrs.field(converter=_size, default=DEFAULT_MAX_TOTAL_SIZE)
+    """Largest total of the documents of one answer, in bytes."""
 
     @classmethod
     def build(cls, *, docroot: str | os.PathLike[str] | None = None, categories: Sequence[Any] | None = None,
-              collections: Sequence[Any] | None = None, config: str | os.PathLike[str] | None = None) -> Project:
+              collections: Sequence[Any] | None = None, config: str | os.PathLike[str] | None = None,
+              max_file_size: int | str | None = None, max_total_size: int | str | None = None) -> Project:
         """A project from options, or from a TOML/JSON ``config`` file with the same keys.
 
+        ``max_file_size`` and ``max_total_size`` given here override the config file's.
+
         Raises:
-            ConfigError: Missing docroot, bad names, duplicate names, unreadable or malformed config.
+            ConfigError: Missing docroot, bad names, duplicate names, a category ``dir`` that is absolute or has
+                ``..``, a bad size, unreadable or malformed config.
         """
+        limits: dict[str, Any] = {k: v for k, v in (("max_file_size", max_file_size),
+                                                     ("max_total_size", max_total_size)) if v is not None}
         if config is not None:
             if docroot is not None or categories is not None or collections is not None:
                 raise ConfigError("give either config= or docroot=/categories=/collections=, not both")
-            return cls.from_file(config)
+            project = cls.from_file(config)
+            return attrs.evolve(project, **limits) if limits else project
         if docroot is None:
             raise ConfigError("a content project needs docroot=")
         if not Path(docroot).is_dir():
             raise ConfigError(f"docroot {os.fspath(docroot)!r} is not an existing directory")
         return cls(docroot=Path(docroot), categories=_items(Category, categories),
-                   collections=_items(Collection, collections))
+                   collections=_items(Collection, collections), **limits)
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str]) -> Project:
@@ -149,11 +185,12 @@ class Project:
             raise ConfigError(f"cannot read content config {os.fspath(path)!r}: {exc}") from None
         if not isinstance(data, Mapping) or "docroot" not in data:
             raise ConfigError(f"content config {os.fspath(path)!r} needs a docroot key")
-        unknown = set(data) - {"docroot", "categories", "collections"}
+        unknown = set(data) - {"docroot", "categories", "collections", "max_file_size", "max_total_size"}
         if unknown:
             raise ConfigError(f"unknown keys in content config: {', '.join(sorted(unknown))}")
         docroot = file.parent / str(data["docroot"])
-        return cls.build(docroot=docroot, categories=data.get("categories"), collections=data.get("collections"))
+        return cls.build(docroot=docroot, categories=data.get("categories"), collections=data.get("collections"),
+                         max_file_size=data.get("max_file_size"), max_total_size=data.get("max_total_size"))
 
     def category(self, name: str) -> Category | None:
         """The category of that name, or None."""
@@ -190,7 +227,15 @@ def session(**options: Any) -> Iterator[Project]:
 
 
 class PatternRuleError(ValueError):
-    """A pattern breaks the content rules (``.mustache`` suffix, absolute, ``..``, bad syntax)."""
+    """A pattern breaks the content rules (``.mustache`` suffix, absolute, ``..``, bad syntax, too long)."""
+
+
+class DocrootEscapeError(ValueError):
+    """A category directory whose real path (symlinks resolved) is outside the docroot; upstream's text."""
+
+    def __init__(self, base_dir: Path) -> None:
+        self.base_dir = base_dir
+        super().__init__(f"Base directory must be within docroot: {base_dir}")
 
 
 @attrs.frozen(kw_only=True)
@@ -217,6 +262,8 @@ class Document:
 
 
 def _expand(pattern: str) -> list[str]:
+    if len(pattern) > MAX_PATTERN_CHARS:
+        raise PatternRuleError(f"Pattern is too long: {len(pattern)} characters (at most {MAX_PATTERN_CHARS})")
     if pattern.endswith(".mustache"):
         raise PatternRuleError(f"Patterns should not include .mustache extension: {pattern}. Template files are "
                                "automatically discovered.")
@@ -231,19 +278,84 @@ def _expand(pattern: str) -> list[str]:
     return out
 
 
+def is_hidden(rel: str) -> bool:
+    """Whether a ``/``-separated path relative to a category directory is excluded (hidden, ``__``, ``*_.json``)."""
+    return any(part.startswith((".", "__")) for part in rel.split("/")) or rel.endswith("_.json")
+
+
+def _walk(base: str) -> Iterator[tuple[str, str]]:
+    """``(path relative to base, full path)`` of every entry that is not a directory, hidden parts pruned.
+
+    Iterative (a tree thousands of levels deep is fine), symlinked directories are not descended, entries come in
+    name order and unreadable directories are passed by.
+    """
+    stack = [("", base)]
+    while stack:
+        rel_dir, directory = stack.pop()
+        try:
+            with os.scandir(directory) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            continue
+        subdirs = []
+        for entry in entries:
+            if entry.name.startswith((".", "__")):
+                continue
+            rel = rel_dir + entry.name
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if is_dir:
+                subdirs.append((rel + "/", entry.path))
+            else:
+                yield rel, entry.path
+        stack.extend(reversed(subdirs))
+
+
+def category_base(project: Project, category: Category) -> Path:
+    """The real path of a category's directory, checked to be inside the docroot.
+
+    Raises:
+        DocrootEscapeError: Its real path (a ``..`` or symlink on the way) is outside the docroot.
+        FileNotFoundError: It does not exist, is not a directory, or its path has a symlink loop.
+    """
+    given = project.docroot / category.dir
+    real = Path(os.path.realpath(given))
+    if not real.is_relative_to(project.docroot):
+        raise DocrootEscapeError(given)
+    try:
+        is_dir = stat.S_ISDIR(os.stat(real).st_mode)
+    except (OSError, ValueError):
+        is_dir = False
+    if not is_dir:
+        raise FileNotFoundError(f"Category directory not found: {real}")
+    return real
+
+
+def _real_file(path: str) -> tuple[Path, os.stat_result] | None:
+    """The real path and stat of a regular file behind ``path``, or None (a loop, a dangling link, not a file)."""
+    real = os.path.realpath(path)
+    try:
+        st = os.stat(real)
+    except (OSError, ValueError):
+        return None
+    return (Path(real), st) if stat.S_ISREG(st.st_mode) else None
+
+
 def discover(project: Project, category: Category, patterns: Sequence[str]) -> list[Document]:
     """The category's documents matching any of ``patterns``, sorted by path, each once.
 
-    Hidden paths (a part starting with ``.`` or ``__``) and ``*_.json`` files are excluded; symlinks are resolved and
-    anything outside the category directory is dropped; a template is used only when no plain file has its name.
+    Hidden paths (a part starting with ``.`` or ``__``) and ``*_.json`` files are excluded, on the path found and on
+    the real path of a symlink alike; symlinks are resolved and anything outside the category directory is dropped,
+    as is a link that loops or dangles; a template is used only when no plain file has its name.
 
     Raises:
         PatternRuleError: A pattern breaks the rules.
+        DocrootEscapeError: The category directory's real path is outside the docroot.
         FileNotFoundError: The category directory does not exist.
     """
-    base = (project.docroot / category.dir).resolve()
-    if not base.is_dir():
-        raise FileNotFoundError(f"Category directory not found: {base}")
+    base = category_base(project, category)
     matchers = []
     for pattern in patterns:
         for variant in _expand(pattern):
@@ -253,27 +365,57 @@ def discover(project: Project, category: Category, patterns: Sequence[str]) -> l
                 raise PatternRuleError(f"Invalid pattern {pattern!r}: {exc}") from None
     chosen: dict[str, Document] = {}
     seen_real: set[Path] = set()
-    for directory, dirs, names in os.walk(base, followlinks=False):
-        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__")))
-        rel_dir = os.path.relpath(directory, base).replace(os.sep, "/")
-        rel_dir = "" if rel_dir == "." else rel_dir + "/"
-        for name in sorted(names):
-            if name.startswith((".", "__")) or name.endswith("_.json"):
-                continue
-            rel = rel_dir + name
-            if not any(m.match(rel) for m in matchers):
-                continue
-            real = Path(directory, name).resolve()
-            if not real.is_file() or not real.is_relative_to(base) or real in seen_real:
-                continue
-            key = rel.removesuffix(".mustache")
-            if key in chosen and not chosen[key].is_template:
-                continue
-            st = real.stat()
-            seen_real.add(real)
-            chosen[key] = Document(category=category.name, path=rel, basename=name.removesuffix(".mustache"),
-                                   real_path=real, size=st.st_size, mtime=st.st_mtime)
+    for rel, full in _walk(str(base)):
+        name = rel.rpartition("/")[2]
+        if name.endswith("_.json") or not any(m.match(rel) for m in matchers):
+            continue
+        found = _real_file(full)
+        if found is None:
+            continue
+        real, st = found
+        if not real.is_relative_to(base) or real in seen_real or is_hidden(real.relative_to(base).as_posix()):
+            continue
+        key = rel.removesuffix(".mustache")
+        if key in chosen and not chosen[key].is_template:
+            continue
+        seen_real.add(real)
+        chosen[key] = Document(category=category.name, path=rel, basename=name.removesuffix(".mustache"),
+                               real_path=real, size=st.st_size, mtime=st.st_mtime)
     return [chosen[key] for key in sorted(chosen)][:MAX_DOCUMENTS_PER_GLOB]
+
+
+class DocumentTooLargeError(OSError):
+    """A document over the project's ``max_file_size`` (found by ``fstat``, or while reading a growing file)."""
+
+
+def read_document(document: Document, limit: int) -> str:
+    """A document's text (strict UTF-8), read only when ``fstat`` on the open file says it fits in ``limit`` bytes.
+
+    The file is opened without blocking and without following a symlink swapped in since discovery, must still be a
+    regular file, and is read at most ``limit + 1`` bytes far, so a file that grows while read cannot flood memory.
+
+    Raises:
+        DocumentTooLargeError: Over ``limit`` bytes.
+        OSError: It cannot be opened or read, or is no longer a regular file.
+        UnicodeDecodeError: It is not UTF-8.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(document.real_path, flags)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(f"not a regular file: {document.real_path}")
+        if st.st_size > limit:
+            raise DocumentTooLargeError(f"file is {st.st_size} bytes, over the {limit}-byte limit")
+        chunks, total = [], 0
+        while chunk := os.read(fd, min(limit + 1 - total, 1 << 20) or 1):
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                raise DocumentTooLargeError(f"file grew past the {limit}-byte limit while read")
+    finally:
+        os.close(fd)
+    return b"".join(chunks).decode("utf-8")
 
 
 def _content_type(basename: str) -> str:

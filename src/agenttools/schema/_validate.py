@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import operator
+import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -29,6 +30,7 @@ _NUMBER_LIMITS: tuple[tuple[str, str, Callable[[Any, Any], bool]], ...] = (
 )
 
 Path = tuple[str | int, ...]
+_MAX_DOUBLE = sys.float_info.max
 _PATTERN_TIMEOUT = 1.0
 """Seconds a ``pattern`` check may take before the value is refused (the ``regex`` module's timeout)."""
 
@@ -52,8 +54,21 @@ def json_type(value: Any) -> str:
     return type(value).__name__
 
 
+def _finite(value: Any) -> bool:
+    """Whether a number is finite as JavaScript sees it.
+
+    ``1e999`` parses to Infinity, as does an integer past the double range; Ajv (``strictNumbers``, its default)
+    refuses both for ``number`` and ``integer``.
+    """
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return not isinstance(value, int) or -_MAX_DOUBLE <= value <= _MAX_DOUBLE
+
+
 def _is_type(value: Any, name: str) -> bool:
     actual = json_type(value)
+    if actual in ("integer", "number") and not _finite(value):
+        return False
     return actual == name or (name == "number" and actual == "integer")
 
 
@@ -177,7 +192,8 @@ class _Validator:
                                    limit=schema["minLength"]))
         if "pattern" in schema:
             try:
-                matched = regex.search(schema["pattern"], value, timeout=_PATTERN_TIMEOUT) is not None
+                matched = regex.search(schema["pattern"], value, timeout=_PATTERN_TIMEOUT,
+                                       concurrent=True) is not None
             except TimeoutError:
                 matched = False  # a pathological value or pattern: refuse rather than hang
             if not matched:

@@ -167,11 +167,11 @@ def coerce_int(value: Any) -> int:
     """Numbers and numeric strings to int; anything else is 0."""
     if isinstance(value, bool):
         return 0
-    if isinstance(value, int | float):
-        return int(value)
-    if isinstance(value, str):
-        try:
+    try:
+        if isinstance(value, int | float):
+            return int(value)
+        if isinstance(value, str):
             return int(float(value.strip()))
-        except ValueError:
-            return 0
+    except (ValueError, OverflowError):  # not a number, or infinite (1e999)
+        return 0
     return 0

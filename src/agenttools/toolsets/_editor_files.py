@@ -25,7 +25,7 @@ from agenttools.toolsets._editor_common import (
     format_lines,
     format_size,
 )
-from agenttools.workspace import _file_kind
+from agenttools.workspace import Workspace, _file_kind
 
 _HEADER_BYTES = 512
 _BMP_DIB_SIZES = frozenset({12, 16, 40, 52, 56, 64, 108, 124})
@@ -51,16 +51,23 @@ def _image_mime(path: str, header: bytes, size: int) -> str | None:
     return str(kind.mime)
 
 
-def _tree_lines(node: files.TreeNode, prefix: str = "") -> list[str]:
+def _tree_lines(node: files.TreeNode, directories: tuple[str, ...], ws: Workspace, prefix: str = "") -> list[str]:
+    """The tree below ``node``, found at ``directories`` (its path as given and its real path).
+
+    An entry a deny pattern matches (on either path) is left out, name and all, so nothing below it shows.
+    """
+    children = [c for c in node.children
+                if not any(ws.denied_by(os.path.join(d, c.name)) is not None for d in directories)]
     lines = []
-    for i, child in enumerate(node.children):
-        last = i == len(node.children) - 1
+    for i, child in enumerate(children):
+        last = i == len(children) - 1
         label = child.name + ("/" if child.is_dir else "")
         if child.link_target is not None:
             label = f"{child.name} -> {child.link_target}"
         lines.append(f"{prefix}{'└── ' if last else '├── '}{label}")
         if child.is_dir:
-            lines.extend(_tree_lines(child, prefix + ("    " if last else "│   ")))
+            lines.extend(_tree_lines(child, tuple(os.path.join(d, child.name) for d in directories), ws,
+                                     prefix + ("    " if last else "│   ")))
     return lines
 
 
@@ -82,7 +89,7 @@ def view(state: State, args: dict[str, Any]) -> str | ToolOutput:
             node = files.tree(ws, real)
         except OSError as exc:
             raise EditorError("IO_ERROR", f"could not list directory {real}: {exc}") from None
-        return "\n".join([f"{node.name}/", *_tree_lines(node)]) + "\n"
+        return "\n".join([f"{node.name}/", *_tree_lines(node, (ws.absolute(args["path"]), str(real)), ws)]) + "\n"
     try:
         st = os.stat(real)
     except OSError as exc:

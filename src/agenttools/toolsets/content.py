@@ -13,6 +13,7 @@ from typing import Any
 from agenttools._output import ToolOutput
 from agenttools.content import (
     Category,
+    DocrootEscapeError,
     Document,
     PatternRuleError,
     Project,
@@ -20,8 +21,9 @@ from agenttools.content import (
     current_project,
     discover,
     format_documents,
+    read_document,
 )
-from agenttools.errors import AgentToolsError, ArgumentsError, ValidationIssue
+from agenttools.errors import AgentToolsError, ArgumentsError, ConfigError, ValidationIssue
 from agenttools.registry import Registry, Tool
 
 __all__ = ["DESCRIPTIONS", "INSTRUCTIONS", "PARAMETERS", "build"]
@@ -103,19 +105,32 @@ def _read(project: Project, categories: list[Category], pattern: str | None, kin
             documents += discover(project, category, [pattern] if pattern else list(category.patterns))
         except PatternRuleError as exc:
             raise _fail(str(exc), "invalid_pattern") from None
-        except FileNotFoundError as exc:
+        except (DocrootEscapeError, FileNotFoundError) as exc:
             raise _fail(str(exc), "io_error") from None
     if not documents:
         raise _fail(f"No files matched pattern(s) in {kind} '{name}'", "no_matches")
-    texts, errors = [], []
-    for document in documents:
-        try:
-            texts.append((document, document.real_path.read_text(encoding="utf-8")))
-        except (OSError, UnicodeDecodeError) as exc:
-            prefix = f"{document.category}/" if kind != "category" else ""
-            errors.append(f"'{prefix}{document.basename}': {exc}")
+    prefix = "" if kind == "category" else "{}/"
+    failed = f"Failed to read one or more files in {kind} '{name}': "
+    limit = project.max_file_size
+    errors = [f"'{prefix.format(d.category)}{d.basename}': file is {d.size} bytes, over the {limit}-byte limit"
+              for d in documents if d.size > limit]  # the sizes discovery found: nothing is read
     if errors:
-        raise _fail(f"Failed to read one or more files in {kind} '{name}': " + "; ".join(errors), "io_error")
+        raise _fail(failed + "; ".join(errors), "io_error")
+    total = sum(document.size for document in documents)
+    if total > project.max_total_size:
+        raise _fail(failed + f"the documents total {total} bytes, over the {project.max_total_size}-byte limit",
+                    "io_error")
+    texts, total = [], 0
+    for document in documents:  # each read checks fstat again and stops past its limit: files may grow
+        try:
+            text = read_document(document, min(limit, project.max_total_size - total))
+        except (OSError, UnicodeDecodeError) as exc:
+            errors.append(f"'{prefix.format(document.category)}{document.basename}': {exc}")
+            continue
+        total += len(text.encode("utf-8"))
+        texts.append((document, text))
+    if errors:
+        raise _fail(failed + "; ".join(errors), "io_error")
     return format_documents(texts)
 
 
@@ -132,15 +147,23 @@ def _collection_categories(project: Project, name: str) -> list[Category]:
     return categories
 
 
-def build(*, docroot: Any = None, categories: Any = None, collections: Any = None, config: Any = None) -> Registry:
+def build(*, docroot: Any = None, categories: Any = None, collections: Any = None, config: Any = None,
+          max_file_size: Any = None, max_total_size: Any = None) -> Registry:
     """Build the content toolset for a fixed project, or (with no options) for the current session's project.
+
+    ``max_file_size`` (default 10 MiB) and ``max_total_size`` (default 32 MiB, all documents of one answer) bound
+    what a call reads; they override a config file's values.
 
     Raises:
         ConfigError: The options do not describe a valid project.
     """
     fixed = None
     if any(v is not None for v in (docroot, categories, collections, config)):
-        fixed = Project.build(docroot=docroot, categories=categories, collections=collections, config=config)
+        fixed = Project.build(docroot=docroot, categories=categories, collections=collections, config=config,
+                              max_file_size=max_file_size, max_total_size=max_total_size)
+    elif max_file_size is not None or max_total_size is not None:
+        raise ConfigError("max_file_size/max_total_size need a project (docroot= or config=); a session's project "
+                          "carries its own")
 
     def project() -> Project:
         found = fixed or current_project()
