@@ -65,6 +65,8 @@ def _build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--transport", choices=("stdio", "http"), default="stdio", help="MCP transport")
     serve.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000)")
+    serve.add_argument("--max-calls", type=int, default=8, metavar="N",
+                       help="calls one client session runs at once; the rest wait their turn (default 8)")
     return parser
 
 
@@ -139,7 +141,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from agenttools.toolsets import toolset
 
     options = _options(args)
-    serve(lambda: toolset(args.toolset, **options), transport=args.transport, host=args.host, port=args.port)
+    if args.max_calls < 1:
+        return _usage(f"--max-calls must be at least 1, got {args.max_calls}")
+    serve(lambda: toolset(args.toolset, **options), transport=args.transport, host=args.host, port=args.port,
+          max_calls=args.max_calls)
     return EXIT_OK
 
 

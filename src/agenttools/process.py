@@ -1,8 +1,9 @@
 """The process family: background commands in their own process groups, read while they run, killed on close.
 
 A :class:`ProcessTable` is owned by whoever creates it (a toolset, a server session); there is no global table.
-Every process it starts is killed — the whole process group, SIGTERM then SIGKILL — when the table is closed,
-garbage-collected, or the interpreter exits.
+Every process it starts is killed — the whole process group, SIGTERM then SIGKILL, then everything carrying the
+table's session marker — when the table is closed, garbage-collected, or the interpreter exits. Finished records
+can be bounded by count and by retained output bytes; a running process is never evicted.
 """
 
 from __future__ import annotations
@@ -90,9 +91,13 @@ class _Tail:
         return bytes(self.data[-count:]) if count > 0 else b""
 
 
+def _retained(sink: _Capped | _Tail) -> int:
+    return len(sink.data) if isinstance(sink, _Tail) else len(sink.head) + len(sink.tail)
+
+
 class _Process:
     def __init__(self, pid_id: str, command: str, cwd: Path, proc: subprocess.Popen[bytes], max_output: int,
-                 timeout: float | None, ring: bool) -> None:
+                 timeout: float | None, ring: bool, on_done: Callable[[], object] | None = None) -> None:
         self.id = pid_id
         self.command = command
         self.cwd = cwd
@@ -105,6 +110,7 @@ class _Process:
         self.timed_out = False
         self.killed = False
         self.done = threading.Event()
+        self.on_done = on_done
         self.readers = [self._reader(proc.stdout, self.out), self._reader(proc.stderr, self.err)]
         threading.Thread(target=self._watch, args=(timeout,), name=f"agenttools-{pid_id}", daemon=True).start()
 
@@ -139,6 +145,14 @@ class _Process:
             reader.join(timeout=0.2)  # children that keep the pipes open are not waited for
         self.finished = time.time()
         self.done.set()
+        if self.on_done is not None:
+            self.on_done()
+
+    @property
+    def retained(self) -> int:
+        """Bytes of output held."""
+        with self.lock:
+            return _retained(self.out) + _retained(self.err)
 
     def status(self) -> ProcessStatus:
         with self.lock:
@@ -153,10 +167,21 @@ class _Process:
         )
 
 
-def _kill_all(pids: set[int]) -> None:
+def _kill_all(pids: set[int], session: str) -> None:
+    """The finalizer of a table nobody closed: its process groups, then whatever carries its marker."""
     for pid in list(pids):
         kill_group(pid)
     pids.clear()
+    kill_session(session)
+
+
+def _trim_later(table: weakref.ref[ProcessTable]) -> Callable[[], None]:
+    def trim() -> None:  # from a watcher thread: must not keep the table alive
+        owner = table()
+        if owner is not None:
+            owner._trim()
+
+    return trim
 
 
 class ProcessTable:
@@ -169,15 +194,21 @@ class ProcessTable:
         ring: Keep the *last* ``max_output`` bytes of each stream (True), or its head and tail (False).
         timeout: Seconds before a process's group is killed (None: never).
         expire_after: Seconds after which finished records are forgotten (None: kept until removed).
+        max_finished: The most finished records kept; beyond it the oldest finished are forgotten (None: no cap).
+        max_finished_bytes: The most output bytes finished records keep in all; beyond it the oldest finished are
+            forgotten, though never the newest one (None: no cap).
         id_factory: Makes ids; default: 16 random hex characters.
         env: Extra environment variables for every process.
     """
 
     def __init__(self, *, max_processes: int = 16, max_running: int | None = None,
                  max_output: int = DEFAULT_MAX_OUTPUT, ring: bool = False, timeout: float | None = None,
-                 expire_after: float | None = None, id_factory: Callable[[], str] | None = None,
+                 expire_after: float | None = None, max_finished: int | None = None,
+                 max_finished_bytes: int | None = None, id_factory: Callable[[], str] | None = None,
                  env: Mapping[str, str] | None = None) -> None:
         self.max_processes = max_processes
+        self.max_finished = max_finished
+        self.max_finished_bytes = max_finished_bytes
         self.max_running = max_running
         self.max_output = max_output
         self.ring = ring
@@ -192,10 +223,13 @@ class ProcessTable:
         self._pgids: set[int] = set()
         self._closed = False
         self._lock = threading.Lock()
-        self._finalizer = weakref.finalize(self, _kill_all, self._pgids)
+        self._finalizer = weakref.finalize(self, _kill_all, self._pgids, self.session)
 
     def __len__(self) -> int:
         return len(self._processes)
+
+    def __contains__(self, process_id: object) -> bool:
+        return process_id in self._processes
 
     def __enter__(self) -> ProcessTable:
         return self
@@ -232,7 +266,8 @@ class ProcessTable:
             process_id = self._ids()
             while process_id in self._processes:
                 process_id = self._ids()
-            record = _Process(process_id, command, Path(cwd), proc, self.max_output, self.timeout, self.ring)
+            record = _Process(process_id, command, Path(cwd), proc, self.max_output, self.timeout, self.ring,
+                              on_done=_trim_later(weakref.ref(self)))
             self._processes[process_id] = record
             self._pgids.add(proc.pid)
         return record.status()
@@ -241,15 +276,38 @@ class ProcessTable:
         """How many held processes are still running."""
         return sum(1 for record in list(self._processes.values()) if not record.done.is_set())
 
+    def finished_bytes(self) -> int:
+        """Output bytes the finished records hold."""
+        return sum(record.retained for record in list(self._processes.values()) if record.done.is_set())
+
     def _expire(self) -> None:
-        if self.expire_after is None:
+        if self.expire_after is not None:
+            cutoff = time.time() - self.expire_after
+            with self._lock:
+                for key, record in list(self._processes.items()):
+                    if record.finished is not None and record.finished < cutoff:
+                        del self._processes[key]
+                        self._pgids.discard(record.proc.pid)
+        self._trim()
+
+    def _trim(self) -> None:
+        """Forget the oldest finished records beyond ``max_finished`` / ``max_finished_bytes``."""
+        if self.max_finished is None and self.max_finished_bytes is None:
             return
-        cutoff = time.time() - self.expire_after
         with self._lock:
-            for key, record in list(self._processes.items()):
-                if record.finished is not None and record.finished < cutoff:
-                    del self._processes[key]
-                    self._pgids.discard(record.proc.pid)
+            finished = sorted(((record.finished or 0.0, key, record) for key, record in self._processes.items()
+                               if record.done.is_set()), key=lambda item: item[0])
+            sizes = [record.retained for _, _, record in finished]
+            total = sum(sizes)
+            count_cap = len(finished) if self.max_finished is None else self.max_finished
+            bytes_cap = total if self.max_finished_bytes is None else self.max_finished_bytes
+            for index, (_, key, record) in enumerate(finished):
+                remaining = len(finished) - index
+                if remaining <= count_cap and (total <= bytes_cap or remaining == 1):
+                    break
+                del self._processes[key]
+                self._pgids.discard(record.proc.pid)
+                total -= sizes[index]
 
     def tail(self, process_id: str, count: int) -> tuple[bytes, bytes]:
         """The last ``count`` bytes of stdout and of stderr (cut without regard to UTF-8 boundaries).
@@ -334,19 +392,23 @@ class ProcessTable:
             record.done.wait(5)
         kill_session(self.session)  # daemons that left their process group, and commands run with this session
         self._pgids.clear()
+        self._finalizer.detach()
 
 
 class ProcessManager(ProcessTable):
     """A :class:`ProcessTable` with the assistant toolset's conventions, usable on its own.
 
     Ids are ``proc-1``, ``proc-2``, ...; at most ``max_running`` (16) processes run at once; each stream keeps its
-    last ``max_output`` bytes (1 MiB); finished records are forgotten after ``expire_after`` seconds (30 minutes);
-    closing the manager (or interpreter exit) kills every process group it started.
+    last ``max_output`` bytes (1 MiB); finished records are forgotten after ``expire_after`` seconds (30 minutes),
+    and sooner beyond ``max_finished`` (64) records or ``max_finished_bytes`` (16 MiB) of their output, oldest
+    first; closing the manager (or interpreter exit, or garbage collection) kills every process group it started.
     """
 
     def __init__(self, *, max_running: int = 16, max_output: int = 1024 * 1024, expire_after: float = 1800.0,
-                 timeout: float | None = None, env: Mapping[str, str] | None = None) -> None:
+                 max_finished: int = 64, max_finished_bytes: int = 16 * 1024 * 1024, timeout: float | None = None,
+                 env: Mapping[str, str] | None = None) -> None:
         counter = itertools.count(1)
         super().__init__(max_processes=1_000_000, max_running=max_running, max_output=max_output, ring=True,
-                         timeout=timeout, expire_after=expire_after, id_factory=lambda: f"proc-{next(counter)}",
+                         timeout=timeout, expire_after=expire_after, max_finished=max_finished,
+                         max_finished_bytes=max_finished_bytes, id_factory=lambda: f"proc-{next(counter)}",
                          env=env)

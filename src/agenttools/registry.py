@@ -7,21 +7,24 @@ errors are rendered to text in exactly one place (the tool's ``render_error``, a
 
 from __future__ import annotations
 
+import atexit
 import inspect
 import json
 import logging
+import weakref
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar, overload
 
 import attrs
 
+from agenttools._calls import CallLimiter, run_sync
 from agenttools._output import ToolOutput, default_error_text, to_output
 from agenttools._tooldef import check_description, check_name, check_parameters, run_coroutine
 from agenttools.errors import ArgumentsError, ToolDefinitionError, UnknownToolError, ValidationIssue
 from agenttools.schema import canonicalize, function_schema, is_nullable, parse_docstring, validate
 from agenttools.schema._emit import emit
 
-__all__ = ["ErrorRenderer", "Registry", "Tool"]
+__all__ = ["CallLimiter", "ErrorRenderer", "Registry", "Tool"]
 
 logger = logging.getLogger("agenttools")
 logger.addHandler(logging.NullHandler())
@@ -33,6 +36,17 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
+
+
+_UNCLOSED: weakref.WeakSet[Registry] = weakref.WeakSet()
+"""Registries with cleanups still to run; held weakly, so this never keeps one alive."""
+
+
+@atexit.register
+def _close_unclosed() -> None:
+    """At interpreter exit, close every registry nobody closed (their background processes die with it)."""
+    for registry in list(_UNCLOSED):
+        registry.close()
 
 
 @attrs.frozen(kw_only=True)
@@ -145,7 +159,8 @@ class Registry:
         if not isinstance(other, Registry):
             return NotImplemented
         combined = Registry([*self, *other], render_error=self._render_error)
-        combined._closers = [*self._closers, *other._closers]
+        for callback in [*self._closers, *other._closers]:
+            combined.on_close(callback)
         return combined
 
     def __enter__(self) -> Registry:
@@ -155,12 +170,19 @@ class Registry:
         self.close()
 
     def on_close(self, callback: Callable[[], object]) -> None:
-        """Run ``callback`` when the registry is closed (toolsets use it to kill their background processes)."""
+        """Run ``callback`` when the registry is closed (toolsets use it to kill their background processes).
+
+        A registry still open at interpreter exit is closed then. A registry that is merely garbage-collected is
+        not: its tools may live on in another registry; what the callbacks release is owned (and finalized) by
+        the toolset's own state.
+        """
         self._closers.append(callback)
+        _UNCLOSED.add(self)
 
     def close(self) -> None:
         """Release what the tools hold (background processes, sessions). Safe to call more than once."""
         closers, self._closers = self._closers, []
+        _UNCLOSED.discard(self)
         for callback in closers:
             try:
                 callback()
@@ -362,16 +384,25 @@ class Registry:
 
         return to_langchain(self)
 
-    async def acall(self, name: str, arguments: Mapping[str, Any] | str | bytes | None = None) -> ToolOutput:
-        """Like :meth:`call`, without blocking the event loop (sync tools run in a worker thread)."""
-        import asyncio
+    async def acall(self, name: str, arguments: Mapping[str, Any] | str | bytes | None = None, *,
+                    limiter: CallLimiter | None = None) -> ToolOutput:
+        """Like :meth:`call`, without blocking the event loop (sync tools run in a worker thread).
 
+        Cancelling the awaiting task cancels the call: a shell command it runs has its process group killed
+        (SIGTERM, then SIGKILL) within about 20 ms plus the grace period, so the worker thread returns.
+
+        Args:
+            name: The tool to call.
+            arguments: A dict or a JSON string.
+            limiter: Run sync tools on this limiter's threads (at most ``max_running`` at once, the rest wait).
+                None uses the loop's default executor. Async tools run on the event loop either way.
+        """
         try:
             tool, args = self._prepare(name, arguments)
             if tool.is_async:
                 result = await tool.handler(args)
             else:
-                result = await asyncio.to_thread(tool.handler, args)
+                result = await run_sync(tool.handler, args, limiter=limiter)
                 if inspect.isawaitable(result):
                     result = await result
             return to_output(result)

@@ -7,18 +7,21 @@ print later is not waited for), each stream capped in memory with the middle eli
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import re
 import selectors
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
 
 import attrs
 
+from agenttools._calls import CallScope, current_scope
 from agenttools._display import MarkdownRepr
 
 __all__ = ["DEFAULT_MAX_OUTPUT", "DEFAULT_TIMEOUT", "SESSION_VARIABLE", "ShellResult", "kill_group", "kill_session",
@@ -66,6 +69,8 @@ class ShellResult(MarkdownRepr):
     """Members of the group still alive when bash exited (``cmd &`` children)."""
     timed_out: bool = False
     """Whether the timeout killed the process group."""
+    cancelled: bool = False
+    """Whether the tool call running the command was cancelled, which killed the process group."""
     stdout_truncated: bool = False
     """Whether the middle of stdout was elided."""
     stderr_truncated: bool = False
@@ -156,11 +161,32 @@ def kill_group(pgid: int, *, grace: float = _KILL_GRACE) -> None:
         os.killpg(pgid, signal.SIGKILL)
 
 
+_LIVE_SESSIONS: set[str] = set()
+"""Markers handed out by :func:`new_session` and not yet killed; whatever still carries one dies at exit."""
+_LIVE_LOCK = threading.Lock()
+
+
 def new_session() -> str:
-    """A fresh session marker: pass it as ``session=`` to every command, then :func:`kill_session` on close."""
+    """A fresh session marker: pass it as ``session=`` to every command, then :func:`kill_session` on close.
+
+    A marker nobody killed is killed at interpreter exit, so a toolset that is never closed leaves nothing running.
+    """
     import secrets
 
-    return secrets.token_hex(8)
+    session = secrets.token_hex(8)
+    with _LIVE_LOCK:
+        _LIVE_SESSIONS.add(session)
+    return session
+
+
+@atexit.register
+def _kill_live_sessions() -> None:
+    """Kill the processes of every live marker, in one scan of ``/proc`` per round however many markers live."""
+    with _LIVE_LOCK:
+        needles = {f"{SESSION_VARIABLE}={session}".encode() for session in _LIVE_SESSIONS}
+        _LIVE_SESSIONS.clear()
+    if needles:
+        _kill_marked(needles)
 
 
 def kill_session(session: str, *, rounds: int = 5) -> list[int]:
@@ -170,10 +196,15 @@ def kill_session(session: str, *, rounds: int = 5) -> list[int]:
     process that cleared its environment (``env -i``) escapes. Scans again until a round finds nothing, so a
     parent forking while it dies is caught. Returns the pids killed.
     """
-    needle = f"{SESSION_VARIABLE}={session}".encode()
+    with _LIVE_LOCK:
+        _LIVE_SESSIONS.discard(session)
+    return _kill_marked({f"{SESSION_VARIABLE}={session}".encode()}, rounds=rounds)
+
+
+def _kill_marked(needles: set[bytes], *, rounds: int = 5) -> list[int]:
     killed: list[int] = []
     for _ in range(rounds):
-        found = [pid for pid in _marked(needle) if pid not in killed]
+        found = [pid for pid in _marked(needles) if pid not in killed]
         if not found:
             break
         for pid in found:
@@ -183,7 +214,9 @@ def kill_session(session: str, *, rounds: int = 5) -> list[int]:
     return killed
 
 
-def _marked(needle: bytes) -> list[int]:
+def _marked(needle: bytes | set[bytes]) -> list[int]:
+    """Live processes (not this one) whose environment holds ``needle`` (or any of a set) as an entry."""
+    needles = {needle} if isinstance(needle, bytes) else needle
     try:
         entries = os.listdir("/proc")
     except OSError:
@@ -195,7 +228,7 @@ def _marked(needle: bytes) -> list[int]:
             continue
         try:
             with open(f"/proc/{entry}/environ", "rb") as handle:
-                if needle not in handle.read().split(b"\0"):
+                if needles.isdisjoint(handle.read().split(b"\0")):
                     continue
             with open(f"/proc/{entry}/stat", "rb") as handle:
                 if handle.read().rsplit(b")", 1)[1].split()[0] == b"Z":
@@ -206,16 +239,18 @@ def _marked(needle: bytes) -> list[int]:
     return found
 
 
-def _pump(proc: subprocess.Popen[bytes], out: _Capped, err: _Capped, deadline: float) -> bool:
-    """Read both pipes until bash exits (or the deadline passes); return whether it timed out."""
+def _pump(proc: subprocess.Popen[bytes], out: _Capped, err: _Capped, deadline: float,
+          scope: CallScope | None = None) -> tuple[bool, bool]:
+    """Read both pipes until bash exits, the deadline passes or ``scope`` is cancelled: (timed out, cancelled)."""
     selector = selectors.DefaultSelector()
     assert proc.stdout is not None  # noqa: S101 - PIPE
     assert proc.stderr is not None  # noqa: S101 - PIPE
     for stream, sink in ((proc.stdout, out), (proc.stderr, err)):
         os.set_blocking(stream.fileno(), False)
         selector.register(stream, selectors.EVENT_READ, sink)
-    timed_out = False
+    timed_out = cancelled = False
     exited_at: float | None = None
+    killed_at: float | None = None
     try:
         while selector.get_map():
             now = time.monotonic()
@@ -223,10 +258,12 @@ def _pump(proc: subprocess.Popen[bytes], out: _Capped, err: _Capped, deadline: f
                 exited_at = now
             if exited_at is not None and now - exited_at > _DRAIN_AFTER_EXIT:
                 break
-            if timed_out and now > deadline + _GIVE_UP_AFTER_KILL:
+            if killed_at is not None and now > killed_at + _GIVE_UP_AFTER_KILL:
                 break  # a process that survives SIGKILL (uninterruptible I/O): stop waiting for it
-            if exited_at is None and now >= deadline and not timed_out:
-                timed_out = True  # kill the group, then keep reading what it prints while it dies (traps)
+            stop = now >= deadline or (scope is not None and scope.cancelled)
+            if exited_at is None and killed_at is None and stop:
+                timed_out, cancelled = now >= deadline, now < deadline
+                killed_at = now  # kill the group, then keep reading what it prints while it dies (traps)
                 kill_group(proc.pid)
                 continue
             for key, _ in selector.select(timeout=0.02):
@@ -240,7 +277,7 @@ def _pump(proc: subprocess.Popen[bytes], out: _Capped, err: _Capped, deadline: f
                     selector.unregister(key.fileobj)
     finally:
         selector.close()
-    return timed_out
+    return timed_out, cancelled
 
 
 def run_shell(
@@ -296,6 +333,10 @@ def run_command(
         environment[SESSION_VARIABLE] = session
     where = Path(cwd)
     command = display if display is not None else " ".join(argv)
+    scope = current_scope()
+    if scope is not None and scope.cancelled:
+        return ShellResult(command=command, cwd=where, stdout="", stderr="", exit_code=None, signal=None, pgid=None,
+                           cancelled=True, error="the tool call was cancelled", duration=time.monotonic() - started)
     try:
         proc = subprocess.Popen(argv, cwd=cwd, env=environment, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
@@ -305,9 +346,9 @@ def run_command(
     out, err = _Capped(max_output), _Capped(max_output)
     deadline = float("inf") if timeout is None else started + timeout
     try:
-        timed_out = _pump(proc, out, err, deadline)
+        timed_out, cancelled = _pump(proc, out, err, deadline, scope)
         background: list[int] = []
-        if not timed_out:
+        if not (timed_out or cancelled):
             proc.wait()
             background = [pid for pid in _group_members(proc.pid) if pid != proc.pid]
         try:
@@ -323,7 +364,7 @@ def run_command(
     return ShellResult(
         command=command, cwd=where, stdout=stdout, stderr=stderr,
         exit_code=code if code >= 0 else None, signal=-code if code < 0 else None, pgid=proc.pid,
-        background_pids=tuple(background), timed_out=timed_out, stdout_truncated=stdout_cut,
+        background_pids=tuple(background), timed_out=timed_out, cancelled=cancelled, stdout_truncated=stdout_cut,
         stderr_truncated=stderr_cut, duration=time.monotonic() - started, stdout_bytes=out.total,
         stderr_bytes=err.total,
     )

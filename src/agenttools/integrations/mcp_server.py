@@ -3,7 +3,12 @@
 The low-level ``Server`` API is used so that our schemas, annotations and texts are served unchanged (no argument
 re-validation by the SDK, no re-derived schemas). Every client session gets its own toolset instance — its own
 session cwd and background tasks — created on its first request and closed when the session goes away or the
-server stops.
+server stops (SIGTERM and SIGHUP included).
+
+Every session runs its calls on its own threads, at most ``max_calls`` at once (the rest wait their turn), so a
+saturated session never delays another. A call whose request is cancelled (``notifications/cancelled``), whose
+HTTP client disconnects, or whose session ends is cancelled: the shell command it runs has its process group
+killed.
 """
 
 from __future__ import annotations
@@ -11,15 +16,26 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
+import os
+import signal
 import threading
 import weakref
 from collections.abc import Callable
 from typing import Any, Literal
 
 from agenttools._output import DataBlock, ImageBlock, TextBlock, ToolOutput
-from agenttools.registry import Registry
+from agenttools.registry import CallLimiter, Registry
 
-__all__ = ["build_server", "serve"]
+__all__ = ["DEFAULT_MAX_CALLS", "build_server", "serve"]
+
+DEFAULT_MAX_CALLS = 8
+"""Calls one session runs at once; its further calls wait for one of them to finish."""
+_CLIENT_GONE = "agenttools.client_gone"
+"""ASGI scope key of the event set when the HTTP client that sent a request disconnects."""
+_CALLS_END = 5.0
+"""Seconds a closing session waits for its cancelled calls' threads to return."""
+_GRACEFUL_SHUTDOWN = 5
+"""Seconds uvicorn waits for open requests on SIGTERM before cancelling them."""
 
 
 def _require_mcp() -> Any:
@@ -30,45 +46,94 @@ def _require_mcp() -> Any:
     return types
 
 
+class _Session:
+    """One client session: its registry and the limiter its calls run on."""
+
+    def __init__(self, registry: Registry, max_calls: int) -> None:
+        self.registry = registry
+        self.limiter = CallLimiter(max_calls)
+
+    def close(self) -> None:
+        self.limiter.cancel_all()  # running calls kill their process groups ...
+        self.limiter.join(_CALLS_END)  # ... and return
+        self.registry.close()  # background processes, and everything carrying the session marker
+
+
 class _Sessions:
-    """One registry per client session.
+    """One registry (and call limiter) per client session.
 
     HTTP sessions are keyed by their ``Mcp-Session-Id`` and closed when the SDK discards the session (client
     DELETE, idle timeout); other connections are keyed by their connection object and closed when it is
     collected. Everything still open is closed at shutdown.
     """
 
-    def __init__(self, factory: Callable[[], Registry]) -> None:
+    def __init__(self, factory: Callable[[], Registry], max_calls: int = DEFAULT_MAX_CALLS) -> None:
         self.factory = factory
-        self._by_object: weakref.WeakKeyDictionary[Any, Registry] = weakref.WeakKeyDictionary()
-        self._by_id: dict[str, Registry] = {}
-        self._open: list[Registry] = []
-        self._lock = threading.Lock()
+        self.max_calls = max_calls
+        self._by_object: weakref.WeakKeyDictionary[Any, _Session] = weakref.WeakKeyDictionary()
+        self._by_id: dict[str, _Session] = {}
+        self._live: dict[int, _Session] = {}
+        self._closing: set[threading.Thread] = set()
+        self._lock = threading.RLock()  # re-entered by a signal handler that interrupts the main thread
 
-    def get(self, key: Any) -> Registry:
+    def __len__(self) -> int:
+        """Sessions open now."""
+        with self._lock:
+            return len(self._live)
+
+    def get(self, key: Any) -> _Session:
         with self._lock:
             table: Any = self._by_id if isinstance(key, str) else self._by_object
-            registry: Registry | None = table.get(key)
-            if registry is None:
-                registry = self.factory()
-                table[key] = registry
-                self._open.append(registry)
+            session: _Session | None = table.get(key)
+            if session is None:
+                session = _Session(self.factory(), self.max_calls)
+                table[key] = session
+                self._live[id(session)] = session
                 if not isinstance(key, str):
-                    weakref.finalize(key, registry.close)
-            return registry
+                    weakref.finalize(key, self._release, session)
+            return session
+
+    def _release(self, session: _Session) -> None:
+        with self._lock:
+            live = self._live.pop(id(session), None) is not None
+        if live:
+            session.close()
 
     def end(self, session_id: str) -> None:
-        """Close the registry of an HTTP session that ended."""
+        """Close the session of an HTTP session id that ended (a no-op for an unknown id)."""
         with self._lock:
-            registry = self._by_id.pop(session_id, None)
-        if registry is not None:
-            registry.close()
+            session = self._by_id.pop(session_id, None)
+        if session is not None:
+            self._release(session)
+
+    def end_soon(self, session_id: str) -> None:
+        """Like :meth:`end`, in a thread: killing process groups takes a moment the event loop must not wait."""
+        with self._lock:
+            if session_id not in self._by_id:
+                return
+            thread = threading.Thread(target=self._end_tracked, args=(session_id,), name="agenttools-session-end",
+                                      daemon=True)
+            self._closing.add(thread)
+        thread.start()
+
+    def _end_tracked(self, session_id: str) -> None:
+        try:
+            self.end(session_id)
+        finally:
+            with self._lock:
+                self._closing.discard(threading.current_thread())
 
     def close_all(self) -> None:
+        """Close every open session, and wait (up to 30 s) for sessions still being closed."""
         with self._lock:
-            registries, self._open = self._open, []
-        for registry in registries:
-            registry.close()
+            sessions = list(self._live.values())
+            self._live.clear()
+            self._by_id.clear()
+            closing = list(self._closing)
+        for session in sessions:
+            session.close()
+        for thread in closing:
+            thread.join(30)
 
 
 def _content(types: Any, out: ToolOutput) -> list[Any]:
@@ -89,8 +154,14 @@ def _result(types: Any, out: ToolOutput) -> Any:
     return types.CallToolResult.model_validate({"content": _content(types, out), "isError": out.is_error})
 
 
-def build_server(factory: Callable[[], Registry], *, name: str = "agenttools") -> tuple[Any, _Sessions]:
+def build_server(factory: Callable[[], Registry], *, name: str = "agenttools",
+                 max_calls: int = DEFAULT_MAX_CALLS) -> tuple[Any, _Sessions]:
     """Build an MCP low-level server whose sessions each get ``factory()``'s registry.
+
+    Args:
+        factory: Builds one session's registry.
+        name: The server name clients see.
+        max_calls: Calls one session runs at once; its further calls wait their turn.
 
     Returns:
         The ``mcp`` server, and the session table (close it when the server stops).
@@ -103,10 +174,14 @@ def build_server(factory: Callable[[], Registry], *, name: str = "agenttools") -
         tools = [types.Tool.model_validate(d) for d in template.definitions("mcp")]
     finally:
         template.close()
-    sessions = _Sessions(factory)
+    sessions = _Sessions(factory, max_calls)
 
-    async def call(session: Any, tool: str, arguments: dict[str, Any] | None) -> Any:
-        return _result(types, await sessions.get(session).acall(tool, arguments or {}))
+    async def call(key: Any, tool: str, arguments: dict[str, Any] | None, gone: Any = None) -> Any:
+        session = sessions.get(key)
+        work = session.registry.acall(tool, arguments or {}, limiter=session.limiter)
+        if gone is None:
+            return _result(types, await work)
+        return _result(types, await _unless_gone(work, gone))
 
     if "on_call_tool" in inspect.signature(Server.__init__).parameters:  # mcp 2.x: constructor handlers
         async def on_list_tools(ctx: Any, params: Any) -> Any:
@@ -116,8 +191,9 @@ def build_server(factory: Callable[[], Registry], *, name: str = "agenttools") -
             # ctx.session is per request in mcp 2.x: key on the HTTP session id, else on the connection
             request = getattr(ctx, "request", None)
             session_id = request.headers.get("mcp-session-id") if request is not None else None
+            gone = request.scope.get(_CLIENT_GONE) if request is not None else None
             key = session_id or getattr(ctx.session, "_connection", None) or ctx.session
-            return await call(key, params.name, params.arguments)
+            return await call(key, params.name, params.arguments, gone)
 
         server = Server(name, on_list_tools=on_list_tools, on_call_tool=on_call_tool)
     else:  # mcp 1.x: decorators, and request_context for the session
@@ -134,6 +210,55 @@ def build_server(factory: Callable[[], Registry], *, name: str = "agenttools") -
         server = legacy
 
     return server, sessions
+
+
+async def _unless_gone(work: Any, gone: Any) -> ToolOutput:
+    """Await ``work``, cancelling it (and the command it runs) if the HTTP client disconnects first."""
+    import anyio
+
+    outcome: list[ToolOutput] = []
+    async with anyio.create_task_group() as group:
+        async def watch() -> None:
+            await gone.wait()
+            group.cancel_scope.cancel()
+
+        group.start_soon(watch)
+        outcome.append(await work)
+        group.cancel_scope.cancel()
+    if not outcome:  # nobody is left to read the answer
+        return ToolOutput(text="the client disconnected before the call finished; the call was cancelled",
+                          is_error=True)
+    return outcome[0]
+
+
+def _watch_disconnects(app: Any) -> Any:
+    """ASGI wrapper: each HTTP request's scope carries an event set once its client is gone.
+
+    Without an event store, a streamable-HTTP response stream that the client dropped cannot be resumed, so the
+    call it was waiting for is cancelled. The event is also set when the request's handling ends for any reason;
+    by then its call has answered (or the session is ending).
+    """
+
+    async def wrapped(scope: Any, receive: Any, send: Any) -> None:
+        if scope.get("type") != "http":
+            await app(scope, receive, send)
+            return
+        import anyio
+
+        gone = anyio.Event()
+
+        async def watched() -> Any:
+            message = await receive()
+            if message.get("type") == "http.disconnect":
+                gone.set()
+            return message
+
+        try:
+            await app({**scope, _CLIENT_GONE: gone}, watched, send)
+        finally:
+            gone.set()
+
+    return wrapped
 
 
 async def _serve_stdio(server: Any) -> None:
@@ -154,10 +279,10 @@ def _http_app(server: Any, host: str, sessions: _Sessions) -> Any:
                 try:
                     await discard(session_id, transport)
                 finally:
-                    sessions.end(session_id)
+                    sessions.end_soon(session_id)
 
             manager._discard_session = discard_and_close
-        return app
+        return _watch_disconnects(app)
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager  # pragma: no cover - mcp 1.x
     from starlette.applications import Starlette  # pragma: no cover
     from starlette.routing import Mount  # pragma: no cover
@@ -169,7 +294,36 @@ def _http_app(server: Any, host: str, sessions: _Sessions) -> Any:
         async with manager.run():
             yield
 
-    return Starlette(routes=[Mount("/mcp", app=manager.handle_request)], lifespan=lifespan)  # pragma: no cover
+    return _watch_disconnects(Starlette(routes=[Mount("/mcp", app=manager.handle_request)],  # pragma: no cover
+                                        lifespan=lifespan))
+
+
+_STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP) if hasattr(signal, "SIGHUP") else (signal.SIGTERM,)
+
+
+def _close_on_signals(sessions: _Sessions) -> Callable[[], None]:
+    """Make SIGTERM and SIGHUP close every session before the process dies of the signal; returns the undo.
+
+    Only from the main thread (Python's rule for signal handlers). Over HTTP uvicorn takes SIGTERM (and SIGINT)
+    for its graceful shutdown while it runs; the sessions are closed when it returns.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+
+    def stop(signum: int, frame: object) -> None:
+        try:
+            sessions.close_all()
+        finally:
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+
+    previous = {signum: signal.signal(signum, stop) for signum in _STOP_SIGNALS}
+
+    def undo() -> None:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+    return undo
 
 
 def serve(
@@ -179,18 +333,31 @@ def serve(
     host: str = "127.0.0.1",
     port: int = 8000,
     name: str = "agenttools",
+    max_calls: int = DEFAULT_MAX_CALLS,
 ) -> None:
     """Serve the toolset that ``factory`` builds until the client disconnects (stdio) or the process stops (http).
 
     Over HTTP the endpoint is ``http://HOST:PORT/mcp`` (streamable HTTP), bound to 127.0.0.1 unless told otherwise.
+    SIGTERM and SIGHUP close every session (killing its processes) before the server exits.
+
+    Args:
+        factory: Builds one session's registry.
+        transport: ``stdio`` or ``http``.
+        host: HTTP bind address.
+        port: HTTP port.
+        name: The server name clients see.
+        max_calls: Calls one session runs at once; its further calls wait their turn.
     """
-    server, sessions = build_server(factory, name=name)
+    server, sessions = build_server(factory, name=name, max_calls=max_calls)
+    undo = _close_on_signals(sessions)
     try:
         if transport == "stdio":
             asyncio.run(_serve_stdio(server))
         else:
             import uvicorn
 
-            uvicorn.run(_http_app(server, host, sessions), host=host, port=port, log_level="warning")
+            uvicorn.run(_http_app(server, host, sessions), host=host, port=port, log_level="warning",
+                        timeout_graceful_shutdown=_GRACEFUL_SHUTDOWN)
     finally:
         sessions.close_all()
+        undo()

@@ -124,6 +124,8 @@ def process(state: State, args: dict[str, Any]) -> str:
                        "new ones") from None
         except OSError as exc:
             raise Fail(f"failed to start process: {exc}") from None
+        for known in [key for key in state.displays if key not in manager]:  # forgotten records: forget their text
+            del state.displays[known]
         state.displays[status.id] = display
         return dumps({"success": True, "process_id": status.id, "running": True, "command": display,
                       "working_dir": cwd, "started_at": rfc3339(status.started)})

@@ -1,0 +1,172 @@
+"""One tool call's cancel scope, and per-owner concurrency for calls run in threads (helpers of the registry).
+
+A sync tool awaited through :meth:`Registry.acall <agenttools.registry.Registry.acall>` runs in a worker thread
+inside a :class:`CallScope` (a context variable). When the awaiting task is cancelled — an MCP client sent
+``notifications/cancelled``, dropped its connection, or its session ended — the scope is cancelled; the shell
+family polls :func:`current_scope` while a command runs and kills the command's process group, so the thread
+returns promptly instead of running on unseen. A :class:`CallLimiter` gives one owner (an MCP session) its own
+bounded set of worker threads, so a saturated owner only queues its own calls.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    import asyncio
+
+__all__ = ["CallLimiter", "CallScope", "current_scope", "run_sync"]
+
+T = TypeVar("T")
+
+_SCOPE: contextvars.ContextVar[CallScope | None] = contextvars.ContextVar("agenttools_call_scope", default=None)
+
+
+class CallScope:
+    """Whether one tool call was cancelled; thread-safe, set once."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+
+    @property
+    def cancelled(self) -> bool:
+        """Whether :meth:`cancel` was called."""
+        return self._event.is_set()
+
+    def cancel(self) -> None:
+        """Mark the call cancelled: what it runs (shell commands) is killed at the next poll."""
+        self._event.set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait up to ``timeout`` seconds for cancellation; whether the call was cancelled."""
+        return self._event.wait(timeout)
+
+
+def current_scope() -> CallScope | None:
+    """The cancel scope of the tool call running in this context, or None outside :func:`run_sync`."""
+    return _SCOPE.get()
+
+
+class CallLimiter:
+    """At most ``max_running`` calls of one owner run at once, each in its own daemon thread; the others wait.
+
+    Waiting calls start first come, first served; a waiting call that is cancelled never starts. A running call's
+    slot is given back when its thread returns, not when its awaiting task is cancelled, so cancelling cannot be
+    used to run more threads than the limit. Use one limiter per event loop.
+
+    Args:
+        max_running: Calls running at once (at least 1).
+    """
+
+    def __init__(self, max_running: int = 8) -> None:
+        if max_running < 1:
+            raise ValueError(f"max_running must be at least 1, got {max_running}")
+        self.max_running = max_running
+        self._semaphore: asyncio.Semaphore | None = None
+        self._scopes: set[CallScope] = set()
+        self._lock = threading.Lock()
+        self._idle = threading.Condition(self._lock)
+        self._closed = False
+
+    @property
+    def running(self) -> int:
+        """Calls whose thread is running now."""
+        with self._lock:
+            return len(self._scopes)
+
+    def cancel_all(self) -> None:
+        """Cancel every running call and refuse new ones (the owner is going away)."""
+        with self._lock:
+            self._closed = True
+            scopes = list(self._scopes)
+        for scope in scopes:
+            scope.cancel()
+
+    def join(self, timeout: float | None = None) -> bool:
+        """Wait up to ``timeout`` seconds until no call's thread is running; whether none is."""
+        with self._idle:
+            return self._idle.wait_for(lambda: not self._scopes, timeout)
+
+    def _done(self, scope: CallScope) -> None:
+        with self._idle:
+            self._scopes.discard(scope)
+            self._idle.notify_all()
+
+    async def run(self, scope: CallScope, fn: Callable[..., T], *args: Any) -> T:
+        """Run ``fn(*args)`` in a daemon thread once a slot is free, in a copy of this context with ``scope`` set.
+
+        Raises:
+            RuntimeError: The limiter was closed by :meth:`cancel_all`.
+        """
+        import asyncio
+
+        if self._semaphore is None:
+            self._semaphore = asyncio.Semaphore(self.max_running)
+        semaphore = self._semaphore
+        await semaphore.acquire()
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[T] = loop.create_future()
+        context = contextvars.copy_context()
+        context.run(_SCOPE.set, scope)
+
+        def settle(value: Any, error: BaseException | None) -> None:
+            if not future.done():
+                if error is not None:
+                    future.set_exception(error)
+                else:
+                    future.set_result(value)
+
+        def release() -> None:
+            semaphore.release()
+
+        def target() -> None:
+            value: Any = None
+            error: BaseException | None = None
+            try:
+                value = context.run(fn, *args)
+            except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
+                error = exc
+            finally:
+                self._done(scope)
+            try:
+                loop.call_soon_threadsafe(settle, value, error)
+                loop.call_soon_threadsafe(release)
+            except RuntimeError:  # the loop is closed: nobody waits any more
+                pass
+
+        with self._lock:
+            closed = self._closed
+            if not closed:
+                self._scopes.add(scope)
+        if closed:
+            semaphore.release()
+            raise RuntimeError("the session is closed")
+        try:
+            threading.Thread(target=target, name="agenttools-call", daemon=True).start()
+        except BaseException:
+            self._done(scope)
+            semaphore.release()
+            raise
+        return await future
+
+
+async def run_sync(fn: Callable[..., T], *args: Any, limiter: CallLimiter | None = None) -> T:
+    """Await ``fn(*args)`` run in a worker thread inside a fresh :class:`CallScope`; cancelling cancels the scope.
+
+    Without a limiter the loop's default executor runs it. Context variables follow the call.
+    """
+    import asyncio
+
+    scope = CallScope()
+    try:
+        if limiter is not None:
+            return await limiter.run(scope, fn, *args)
+        context = contextvars.copy_context()
+        context.run(_SCOPE.set, scope)
+        return await asyncio.get_running_loop().run_in_executor(None, context.run, fn, *args)
+    except asyncio.CancelledError:
+        scope.cancel()  # the awaiting task is gone: stop what the thread runs
+        raise
