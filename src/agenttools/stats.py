@@ -8,13 +8,12 @@ comments included). Version-control directories are skipped; ``exclude_dirs`` ad
 from __future__ import annotations
 
 import os
-import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 import attrs
 
 from agenttools._display import MarkdownRepr
-from agenttools._text import read_regular
+from agenttools._text import open_regular, read_fd
 
 __all__ = ["LanguageCount", "LineCount", "count_lines", "language_of"]
 
@@ -90,7 +89,9 @@ class LineCount(MarkdownRepr):
     text_files: int
     """Files seen."""
     ignored: int
-    """Files seen but not counted (unknown language, unreadable, binary)."""
+    """Files seen but not counted (unknown language, unreadable, binary, over ``max_file_size``)."""
+    too_large: int = 0
+    """Of the ignored files, those skipped unread for being larger than ``max_file_size``."""
 
     @property
     def total(self) -> LanguageCount:
@@ -152,32 +153,73 @@ def _classify(text: str, syntax: tuple[tuple[str, ...], tuple[tuple[str, str], .
     return blank, comment, code
 
 
-def _regular(path: str) -> bool:
-    """A regular file, not a symlink (a FIFO or device would block or never end)."""
+def _walk(top: str, skip: frozenset[str] | set[str]) -> Iterator[str]:
+    """The regular files below ``top`` in walk order, without recursion (a 1,200-deep tree is fine).
+
+    Symlinks, FIFOs, sockets and devices are passed by; directories named in ``skip`` are not entered.
+    """
+    pending = [top]
+    while pending:
+        directory = pending.pop()
+        try:
+            with os.scandir(directory) as scan:
+                entries = sorted(scan, key=lambda e: e.name)
+        except OSError:
+            continue
+        subdirs = []
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name not in skip:
+                    subdirs.append(entry.path)
+            elif entry.is_file(follow_symlinks=False):
+                yield entry.path
+        pending.extend(reversed(subdirs))
+
+
+_TOO_LARGE = object()
+
+
+def _read_bounded(path: str, limit: int | None) -> bytes | object | None:
+    """The bytes of a regular file; None if it is not one or is unreadable; ``_TOO_LARGE`` (unread) over ``limit``."""
+    opened = open_regular(path)
+    if opened is None:
+        return None
+    fd, size = opened
     try:
-        return stat.S_ISREG(os.lstat(path).st_mode)
+        if limit is not None and size > limit:
+            return _TOO_LARGE
+        return read_fd(fd, size)
     except OSError:
-        return False
+        return None
+    finally:
+        os.close(fd)
 
 
-def count_lines(paths: Iterable[str], *, exclude_dirs: Iterable[str] = ()) -> LineCount:
-    """Count lines per language in the given files and directories (walked recursively, symlinks not followed)."""
+def count_lines(paths: Iterable[str], *, exclude_dirs: Iterable[str] = (), max_file_size: int | None = None,
+                ) -> LineCount:
+    """Count lines per language in the given files and directories (walked recursively, symlinks not followed).
+
+    Args:
+        paths: Files and directories.
+        exclude_dirs: Directory names not to enter (version-control directories are never entered).
+        max_file_size: Files larger than this many bytes are skipped unread and counted as ignored, as cloc's
+            ``--max-file-size`` does (cloc: 100 MB by default); None reads every file.
+    """
     skip = VCS_DIRS | set(exclude_dirs)
     files: list[str] = []
     for path in paths:
         if os.path.isdir(path):
-            for directory, dirs, names in os.walk(path):
-                dirs[:] = sorted(d for d in dirs if d not in skip)
-                files.extend(os.path.join(directory, n) for n in sorted(names)
-                             if _regular(os.path.join(directory, n)))
+            files.extend(_walk(path, skip))
         elif os.path.isfile(path):
             files.append(path)
     totals: dict[str, list[int]] = {}
-    ignored = 0
+    ignored = too_large = 0
     for path in dict.fromkeys(files):
         language = language_of(path)
-        data = read_regular(path)
-        if language is None or data is None or b"\x00" in data[:8192]:
+        data = _read_bounded(path, max_file_size) if language is not None else None
+        if data is _TOO_LARGE:
+            too_large += 1
+        if language is None or not isinstance(data, bytes) or b"\x00" in data[:8192]:
             ignored += 1
             continue
         blank, comment, code = _classify(data.decode("utf-8", errors="replace"), _SYNTAX_BY_NAME[language])
@@ -188,4 +230,4 @@ def count_lines(paths: Iterable[str], *, exclude_dirs: Iterable[str] = ()) -> Li
         row[3] += code
     languages = sorted((LanguageCount(language=name, files=f, blank=b, comment=c, code=k)
                         for name, (f, b, c, k) in totals.items()), key=lambda x: (-x.code, x.language))
-    return LineCount(languages=tuple(languages), text_files=len(files), ignored=ignored)
+    return LineCount(languages=tuple(languages), text_files=len(files), ignored=ignored, too_large=too_large)

@@ -62,10 +62,20 @@ class TodoList:
         path: A JSON file the list is saved to (``{"todos": [...]}``, 2-space indent) on every change, or a callable
             returning that path (called on the first save, so nothing is created before it is needed); None keeps
             the list in memory only.
+        writer: Writes the file: called as ``writer(path, data)``. By default missing parent directories are made
+            and the file is written atomically; a toolset passes a writer that resolves the path through its
+            :class:`~agenttools.workspace.Workspace`, so the list cannot be written through a symlink out of it.
+            Whatever it raises leaves the list unchanged.
     """
 
-    def __init__(self, path: str | os.PathLike[str] | Callable[[], str | os.PathLike[str]] | None = None) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | Callable[[], str | os.PathLike[str]] | None = None,
+        *,
+        writer: Callable[[Path, bytes], object] | None = None,
+    ) -> None:
         self._path = path
+        self._writer = writer
         self._items: tuple[TodoItem, ...] = ()
         self._ids = itertools.count(1)
 
@@ -80,6 +90,7 @@ class TodoList:
         Raises:
             ToolInputError: Upstream's messages: invalid status or priority, empty content, more than one item
                 in progress, an item that is not an object. The list is unchanged when this is raised.
+            Exception: Whatever saving raises (``OSError``, or the writer's own error); the list is unchanged.
         """
         items = []
         in_progress = 0
@@ -104,14 +115,17 @@ class TodoList:
             items.append(TodoItem(id=item_id, content=content, status=status, priority=priority))
         if in_progress > 1:
             raise ToolInputError(f"only one todo can be in_progress at a time, found {in_progress}")
+        self._save(tuple(items))
         self._items = tuple(items)
-        self._save()
         return self._items
 
-    def _save(self) -> None:
+    def _save(self, items: tuple[TodoItem, ...]) -> None:
         if self._path is None:
             return
         target = Path(self._path() if callable(self._path) else self._path)
+        data = json.dumps({"todos": [item.to_json() for item in items]}, indent=2, ensure_ascii=False).encode()
+        if self._writer is not None:
+            self._writer(target, data)
+            return
         target.parent.mkdir(parents=True, exist_ok=True)
-        data = json.dumps({"todos": [item.to_json() for item in self._items]}, indent=2, ensure_ascii=False)
-        atomic_write(str(target), data.encode("utf-8"))
+        atomic_write(str(target), data)

@@ -4,15 +4,19 @@
 redirect hop — the host name is resolved and every address checked: loopback, private, link-local (cloud metadata
 at 169.254.169.254 included), multicast, reserved and unspecified addresses are refused unless
 ``allow_private=True``. The connection then goes to the address that was checked (no second DNS lookup, so DNS
-rebinding cannot swap it). Bodies are read up to ``max_bytes``; the whole exchange has one deadline.
+rebinding cannot swap it). Bodies are read up to ``max_bytes``. The whole call has one deadline: connect, TLS,
+status line, headers and body together, every redirect hop included (a watchdog shuts the socket down when it
+passes, so a server trickling one byte a second cannot hold a call past ``timeout``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import ipaddress
 import socket
 import ssl
+import threading
 import time
 import urllib.parse
 from collections.abc import Mapping
@@ -98,19 +102,51 @@ class _PinnedHTTP(http.client.HTTPConnection):
     def __init__(self, host: str, port: int, address: str, timeout: float) -> None:
         super().__init__(host, port, timeout=timeout)
         self._address = address
+        self.raw: socket.socket | None = None
 
     def connect(self) -> None:
-        self.sock = socket.create_connection((self._address, self.port), self.timeout)
+        self.raw = socket.create_connection((self._address, self.port), self.timeout)
+        self.sock = self.raw
 
 
 class _PinnedHTTPS(http.client.HTTPSConnection):
     def __init__(self, host: str, port: int, address: str, timeout: float) -> None:
         super().__init__(host, port, timeout=timeout, context=ssl.create_default_context())
         self._address = address
+        self.raw: socket.socket | None = None
 
     def connect(self) -> None:
-        raw = socket.create_connection((self._address, self.port), self.timeout)
-        self.sock = self._context.wrap_socket(raw, server_hostname=self.host)  # type: ignore[attr-defined]
+        self.raw = socket.create_connection((self._address, self.port), self.timeout)
+        self.sock = self._context.wrap_socket(self.raw, server_hostname=self.host)  # type: ignore[attr-defined]
+
+
+class _Watchdog:
+    """Shuts a connection's socket down when the whole call's deadline passes.
+
+    A socket timeout bounds each read, not the call: a server sending one byte a second never trips it. At the
+    deadline the socket is shut down, so whatever read is blocked (TLS handshake, status line, headers, body)
+    returns at once, and :attr:`fired` tells the caller that this, not the server, ended the exchange.
+    """
+
+    def __init__(self, connection: _PinnedHTTP | _PinnedHTTPS, seconds: float) -> None:
+        self.fired = threading.Event()
+        self._connection = connection
+        self._timer = threading.Timer(max(seconds, 0.0), self._fire)
+        self._timer.daemon = True
+
+    def _fire(self) -> None:
+        self.fired.set()
+        raw = self._connection.raw
+        if raw is not None:
+            with contextlib.suppress(OSError):
+                raw.shutdown(socket.SHUT_RDWR)
+
+    def __enter__(self) -> _Watchdog:
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._timer.cancel()
 
 
 def fetch(
@@ -142,13 +178,17 @@ def fetch(
         kind = _PinnedHTTPS if parts.scheme == "https" else _PinnedHTTP
         connection = kind(parts.hostname, port, address, remaining)
         target = urllib.parse.urlunsplit(("", "", parts.path or "/", parts.query, ""))
+        watchdog = _Watchdog(connection, remaining)
         try:
-            connection.request("GET", target, headers=dict(headers or {}))
-            response = connection.getresponse()
-            if response.status in _REDIRECTS and response.getheader("location"):
-                current = urllib.parse.urljoin(current, response.getheader("location") or "")
-                continue
-            body = response.read(max_bytes + 1)
+            with watchdog:
+                connection.request("GET", target, headers=dict(headers or {}))
+                response = connection.getresponse()
+                if response.status in _REDIRECTS and response.getheader("location"):
+                    current = urllib.parse.urljoin(current, response.getheader("location") or "")
+                    continue
+                body = response.read(max_bytes + 1)
+                if watchdog.fired.is_set():
+                    raise TimeoutError
             if len(body) > max_bytes:
                 raise FetchError(f"response body exceeds {max_bytes} bytes")
             names: dict[str, str] = {}
@@ -159,6 +199,9 @@ def fetch(
         except TimeoutError:
             raise ToolTimeoutError(f"fetching {url} timed out after {timeout:g} seconds", seconds=timeout) from None
         except (OSError, http.client.HTTPException) as exc:
+            if watchdog.fired.is_set():
+                raise ToolTimeoutError(f"fetching {url} timed out after {timeout:g} seconds",
+                                       seconds=timeout) from None
             raise FetchError(f"request to {current} failed: {exc}") from None
         finally:
             connection.close()

@@ -6,6 +6,8 @@ import datetime
 import difflib
 import json
 import os
+import stat
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +16,7 @@ import attrs
 from agenttools import edit, files
 from agenttools._glob import GlobSyntaxError, compile_glob
 from agenttools._gostr import unescape_go_string
-from agenttools._text import decode
+from agenttools._text import atomic_write, decode
 from agenttools.errors import (
     AccessDeniedError,
     AgentToolsError,
@@ -30,6 +32,9 @@ from agenttools.errors import (
 )
 from agenttools.todo import TodoList
 from agenttools.workspace import Workspace
+
+__all__ = ["LIST_SKIPPED", "Fail", "State", "delete_file", "edit_file", "glob", "go_json", "list_files", "read_file",
+           "render_error", "resolve", "walk_tree", "write_own_file"]
 
 LIST_SKIPPED = (".git", ".agent/prompts", ".agent/sessions")
 
@@ -50,7 +55,8 @@ class State:
     todos: TodoList = attrs.field(init=False)
 
     def __attrs_post_init__(self) -> None:
-        self.todos = TodoList(path=lambda: self.session_dir() / "todos.json")
+        self.todos = TodoList(path=lambda: self.session_dir() / "todos.json",
+                              writer=lambda path, data: write_own_file(self, path, data))
 
     @property
     def root(self) -> Path:
@@ -76,6 +82,58 @@ def resolve(state: State, path: str) -> str:
         return str(state.workspace.resolve(os.path.join(state.root, path), expect="any"))
     except (AccessDeniedError, PathError):
         raise Fail(f"path not allowed: {path}") from None
+
+
+def _own_path(state: State, rel: str, real: str, kind: str) -> str:
+    """``real`` re-resolved through the Workspace: inside the root, and a directory or regular file if it exists."""
+    try:
+        resolved = str(state.workspace.resolve(real, expect="any"))
+    except (AccessDeniedError, PathError):
+        raise Fail(f"path not allowed: {rel} (the toolset's own files must stay inside the project)") from None
+    try:
+        mode = os.stat(resolved).st_mode
+    except FileNotFoundError:
+        return resolved
+    except OSError as exc:
+        raise Fail(f"cannot write {rel}: {exc.strerror}") from None
+    if not (stat.S_ISDIR(mode) if kind == "dir" else stat.S_ISREG(mode)):
+        raise Fail(f"cannot write {rel}: not a {'directory' if kind == 'dir' else 'regular file'}")
+    return resolved
+
+
+def write_own_file(state: State, path: str | os.PathLike[str], data: bytes, mode: int | None = None) -> str:
+    """Write a file the toolset itself keeps (todo list, fetched pages) under root, through the Workspace.
+
+    Every directory on the way is resolved (a symlinked ``.agent`` leading out of the root is refused, one inside
+    it is followed like a model's path) and made if missing; the file must be a regular file if it exists (no
+    FIFO or device) and is written atomically. Returns the real path written.
+
+    Raises:
+        Fail: ``path not allowed: <rel> (...)`` or ``cannot write <rel>: ...``.
+    """
+    rel = os.path.relpath(os.fspath(path), state.root)
+    parts = Path(rel).parts
+    if rel.startswith("..") or os.path.isabs(rel) or not parts:
+        raise Fail(f"path not allowed: {rel} (the toolset's own files must stay inside the project)")
+    current = str(state.root)
+    for index, part in enumerate(parts[:-1]):
+        current = _own_path(state, "/".join(parts[:index + 1]), os.path.join(current, part), "dir")
+        if not os.path.lexists(current):
+            try:
+                os.mkdir(current)
+            except FileExistsError:
+                pass
+            except OSError as exc:
+                raise Fail(f"cannot write {rel}: {exc.strerror}") from None
+            current = _own_path(state, "/".join(parts[:index + 1]), current, "dir")
+    target = _own_path(state, rel, os.path.join(current, parts[-1]), "file")
+    try:
+        atomic_write(target, data, mode=mode)
+    except HardLinkError:
+        raise Fail(f"path not allowed: {rel} (it has other hard links)") from None
+    except OSError as exc:
+        raise Fail(f"cannot write {rel}: {exc.strerror or exc}") from None
+    return target
 
 
 def go_json(value: Any) -> str:
@@ -113,25 +171,49 @@ def list_files(state: State, args: dict[str, Any]) -> str:
     if not os.path.exists(real):
         raise Fail(f"lstat {path}: no such file or directory")
     entries: list[str] = []
-
-    def walk(directory: str, rel: str) -> None:
-        try:
-            names = sorted(os.listdir(directory))
-        except OSError:
-            return
-        for name in names:
-            child_rel = f"{rel}{name}"
-            full = os.path.join(directory, name)
-            if os.path.isdir(full) and not os.path.islink(full):
-                if child_rel in LIST_SKIPPED:
-                    continue
-                entries.append(child_rel + "/")
-                walk(full, child_rel + "/")
-            else:
-                entries.append(child_rel)
-
-    walk(real, "")
+    stack: list[tuple[str, str, list[str]]] = [(real, "", _sorted_names(real))]
+    while stack:  # depth-first in name order, without recursion (a 1,200-deep tree is fine)
+        directory, rel, names = stack[-1]
+        if not names:
+            stack.pop()
+            continue
+        name = names.pop(0)
+        child_rel = f"{rel}{name}"
+        full = os.path.join(directory, name)
+        if os.path.isdir(full) and not os.path.islink(full):
+            if child_rel in LIST_SKIPPED:
+                continue
+            entries.append(child_rel + "/")
+            stack.append((full, child_rel + "/", _sorted_names(full)))
+        else:
+            entries.append(child_rel)
     return go_json(entries)
+
+
+def _sorted_names(directory: str) -> list[str]:
+    try:
+        return sorted(os.listdir(directory))
+    except OSError:
+        return []
+
+
+def walk_tree(top: str) -> Iterator[tuple[str, list[str], list[str]]]:
+    """``os.walk(top)`` without recursion (Python 3.11's walk recurses): yields ``(dir, dirnames, filenames)``.
+
+    Symlinked directories are listed among the files, never entered; ``dirnames`` may be pruned in place.
+    """
+    pending = [top]
+    while pending:
+        directory = pending.pop()
+        try:
+            with os.scandir(directory) as scan:
+                entries = list(scan)
+        except OSError:
+            continue
+        dirs = [e.name for e in entries if e.is_dir(follow_symlinks=False)]
+        names = [e.name for e in entries if not e.is_dir(follow_symlinks=False)]
+        yield directory, dirs, names
+        pending.extend(os.path.join(directory, d) for d in reversed(dirs))
 
 
 def _diff(path: str, before: str, after: str) -> str:
@@ -210,7 +292,7 @@ def glob(state: State, args: dict[str, Any]) -> str:
     except GlobSyntaxError:
         raise Fail("invalid glob pattern: syntax error in pattern") from None
     found: list[str] = []
-    for directory, dirs, names in os.walk(state.root):
+    for directory, dirs, names in walk_tree(str(state.root)):
         rel_dir = os.path.relpath(directory, state.root).replace(os.sep, "/")
         rel_dir = "" if rel_dir == "." else rel_dir + "/"
         dirs[:] = [d for d in dirs if d != ".git"]

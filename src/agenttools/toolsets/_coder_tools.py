@@ -7,26 +7,25 @@ import json
 import os
 import re
 import shlex
+import stat
 import subprocess
 import time
 import urllib.parse
 from typing import Any
 
-from agenttools import _coreutils, search, shell, stats, web
+from agenttools import _coreutils, search, stats, web
 from agenttools._rg import find_rg
 from agenttools._text import atomic_write
 from agenttools.errors import AgentToolsError, PatternError, ToolInputError
-from agenttools.toolsets._coder_files import Fail, State, resolve
+from agenttools.toolsets._coder_files import Fail, State, resolve, write_own_file
+from agenttools.toolsets._coder_git import GitRefused, git_diff_text
+from agenttools.toolsets._coder_rg import RgArgumentError
+from agenttools.toolsets._coder_rg import check_args as check_rg_args
+
+__all__ = ["CLOC_USAGE", "MAX_OUTPUT", "cache_name", "cloc", "git_diff", "head", "html_to_markdown", "rg", "tail",
+           "todoread", "todowrite", "web_fetch"]
 
 MAX_OUTPUT = 1024 * 1024
-_RG_REFUSED = {"--pre", "--pre-glob", "-z", "--search-zip", "-L", "--follow"}
-_RG_VALUE_FLAGS = {"-A", "-B", "-C", "-e", "-f", "-g", "-t", "-T", "-m", "-M", "-j", "-E", "-r", "--after-context",
-                   "--before-context", "--context", "--regexp", "--file", "--glob", "--iglob", "--type",
-                   "--type-not", "--max-count", "--max-columns", "--threads", "--encoding", "--replace",
-                   "--max-depth", "--max-filesize", "--ignore-file", "--sort", "--sortr", "--type-add",
-                   "--type-clear", "--context-separator", "--field-match-separator", "--colors", "--color",
-                   "--path-separator", "--dfa-size-limit", "--regex-size-limit", "--engine"}
-_RG_PATH_FLAGS = {"-f", "--file", "--ignore-file"}
 _CONTENT_TYPES = {"text/plain": ".txt", "text/html": ".html", "text/xml": ".xml", "application/json": ".json",
                   "application/xml": ".xml", "application/xhtml+xml": ".html"}
 
@@ -46,25 +45,16 @@ def _cap(text: str) -> str:
     return text[:MAX_OUTPUT] + f"\n[output truncated: {len(text)} characters, showing the first {MAX_OUTPUT}]"
 
 
-def _check_rg_args(state: State, argv: list[str]) -> None:
-    expecting: str | None = None
-    for arg in argv:
-        if expecting is not None:
-            if expecting in _RG_PATH_FLAGS:
-                resolve(state, arg)
-            expecting = None
-            continue
-        name = arg.split("=", 1)[0]
-        if name in _RG_REFUSED or (arg.startswith("-") and not arg.startswith("--") and "z" in arg[1:]
-                                   and arg[1:].isalpha()) or (arg.startswith("-") and not arg.startswith("--")
-                                                              and "L" in arg[1:] and arg[1:].isalpha()):
-            raise Fail(f"rg option not allowed: {arg} (it runs programs or reaches outside the project)")
-        if arg in _RG_VALUE_FLAGS:
-            expecting = arg
-        elif "=" in arg and name in _RG_PATH_FLAGS:
-            resolve(state, arg.split("=", 1)[1])
-        elif not arg.startswith("-"):
-            resolve(state, arg)
+def _check_rg_path(state: State, path: str, kind: str) -> None:
+    """A path ripgrep will open: inside the root, and a regular file (or, for positionals, a directory)."""
+    real = resolve(state, path)
+    try:
+        mode = os.stat(real).st_mode
+    except OSError:
+        return  # ripgrep reports the missing file itself
+    if stat.S_ISREG(mode) or (kind == "any" and stat.S_ISDIR(mode)):
+        return
+    raise Fail(f"rg: {path}: not a regular file" + (" or directory" if kind == "any" else ""))
 
 
 def rg(state: State, args: dict[str, Any]) -> str:
@@ -72,11 +62,16 @@ def rg(state: State, args: dict[str, Any]) -> str:
     if not pattern:
         raise Fail("search pattern cannot be empty")
     argv = _split(args.get("args"))
-    _check_rg_args(state, argv)
+    try:
+        check_rg_args(argv, lambda path, kind: _check_rg_path(state, path, kind))
+    except RgArgumentError as exc:
+        raise Fail(str(exc)) from None
     binary = find_rg()
     if binary is None or os.environ.get("AGENTTOOLS_SEARCH_BACKEND", "").strip().lower() == "python":
         return _rg_python(state, pattern, argv)
-    code, out, total, err = _run_head([binary, "--no-config", f"--regexp={pattern}", *argv], state.root)
+    env = {key: value for key, value in os.environ.items() if key != "RIPGREP_CONFIG_PATH"}
+    code, out, total, err = _run_head([os.path.abspath(binary), "--no-config", "--no-ignore-messages",
+                                       f"--regexp={pattern}", *argv], state.root, env=env)
     if code == 1 and not err:
         return "No matches found"
     if code not in (0, 1):
@@ -87,7 +82,8 @@ def rg(state: State, args: dict[str, Any]) -> str:
     return _cap(text)
 
 
-def _run_head(argv: list[str], cwd: str | os.PathLike[str], timeout: float = 120.0) -> tuple[int, bytes, int, bytes]:
+def _run_head(argv: list[str], cwd: str | os.PathLike[str], timeout: float = 120.0,
+              env: dict[str, str] | None = None) -> tuple[int, bytes, int, bytes]:
     """Run a program; (exit code, the first bytes of stdout, how many stdout bytes there were, stderr's head).
 
     Only the first ``4 * MAX_OUTPUT`` bytes of stdout are kept (the rest is counted and dropped), so a search with a
@@ -97,7 +93,8 @@ def _run_head(argv: list[str], cwd: str | os.PathLike[str], timeout: float = 120
     import time
 
     keep = 4 * MAX_OUTPUT
-    proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
     assert proc.stdout is not None  # noqa: S101 - PIPE
     assert proc.stderr is not None  # noqa: S101 - PIPE
     heads = {proc.stdout: bytearray(), proc.stderr: bytearray()}
@@ -176,13 +173,10 @@ def _rg_python(state: State, pattern: str, argv: list[str]) -> str:
 
 
 def git_diff(state: State, args: dict[str, Any]) -> str:
-    result = shell.run_command(["git", "--no-pager", "-c", "core.pager=cat", "diff", "--no-color", "--no-ext-diff",
-                                "--no-textconv"], cwd=state.root, timeout=60, max_output=MAX_OUTPUT)
-    if result.error is not None:
-        raise Fail(f"git is not available: {result.error}")
-    if result.exit_code not in (0, 1) or (result.stderr and not result.stdout):
-        raise Fail(result.stderr.strip() or f"exit status {result.exit_code}")
-    return result.stdout or "No changes found in working directory"
+    try:
+        return git_diff_text(state.root) or "No changes found in working directory"
+    except GitRefused as exc:
+        raise Fail(str(exc)) from None
 
 
 def _file_resolver(state: State) -> Any:
@@ -237,7 +231,7 @@ def cloc(state: State, args: dict[str, Any]) -> str:
                 raise Fail(f"cloc: {arg}: no such file or directory")
             paths.append(real)
     started = time.monotonic()
-    counts = stats.count_lines(paths, exclude_dirs=excluded)
+    counts = stats.count_lines(paths, exclude_dirs=excluded, max_file_size=state.workspace.max_file_size)
     elapsed = max(time.monotonic() - started, 0.001)
     total = counts.total
     n_lines = total.blank + total.comment + total.code
@@ -252,7 +246,8 @@ def cloc(state: State, args: dict[str, Any]) -> str:
         return json.dumps(data, indent=2)
     rule = "-" * 79
     lines = [f"{counts.text_files:>8} text files.", f"{counts.text_files:>8} unique files.",
-             f"{counts.ignored:>8} files ignored.", "",
+             f"{counts.ignored:>8} files ignored." + (f" ({counts.too_large} over max_file_size, not read)"
+                                                       if counts.too_large else ""), "",
              f"agenttools cloc  T={elapsed:.2f} s ({total.files / elapsed:.1f} files/s, {n_lines / elapsed:.1f} "
              "lines/s)", rule,
              f"{'Language':<20}{'files':>14}{'blank':>15}{'comment':>15}{'code':>15}", rule]
@@ -291,9 +286,7 @@ def web_fetch(state: State, args: dict[str, Any]) -> str:
     if ext is None:
         raise Fail(f"unsupported content type: {raw_type}")
     rel = f".agent/cache/webfetch/{cache_name(url)}{ext}"
-    target = state.root / rel
-    target.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(str(target), result.body, mode=0o644)
+    write_own_file(state, state.root / rel, result.body, mode=0o644)
     return json.dumps({"path": rel, "statusCode": result.status, "contentType": raw_type}, ensure_ascii=False)
 
 

@@ -109,7 +109,8 @@ def build(
     Args:
         root: The working directory every tool acts in and may not leave (required).
         allow_private_network: Let ``web_fetch`` reach loopback, private and link-local addresses.
-        max_file_size: Largest file ``read_file`` returns and largest body ``web_fetch`` accepts.
+        max_file_size: Largest file ``read_file`` returns, largest body ``web_fetch`` accepts and largest file
+            ``cloc`` counts (larger ones are skipped unread).
 
     Raises:
         ConfigError: ``root`` is missing or not a directory.
