@@ -270,3 +270,29 @@ def test_parse_size(text, value):
 def test_parse_size_rejects(bad):
     with pytest.raises(ConfigError):
         parse_size(bad)
+
+
+def test_git_metadata_is_refused_for_writes_only(tmp_path):
+    from agenttools import DeniedPathError, ProtectedPathError
+
+    (tmp_path / ".git" / "hooks").mkdir(parents=True)
+    (tmp_path / "pkg").mkdir()
+    ws = Workspace(tmp_path)
+    for path in (".git", ".git/config", ".git/hooks/new", ".GIT/config", "pkg/../.git/x", "pkg/.git/config"):
+        ws.resolve(path)  # reading, or resolving to read, is allowed
+        with pytest.raises(ProtectedPathError) as info:
+            ws.resolve(path, write=True)
+        assert isinstance(info.value, DeniedPathError) and info.value.pattern == ".git"
+        with pytest.raises(ProtectedPathError):
+            ws.resolve_entry(path, write=True)
+    for path in (".gitignore", ".github/x", "git/config", "pkg/x.git"):
+        ws.resolve(path, write=True)
+    assert ws.protected_by(tmp_path) is None  # the root is the caller's choice, whatever it is
+
+
+def test_root_of_is_the_innermost_allowed_directory(tmp_path):
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    ws = Workspace(tmp_path, allow_dirs=[tmp_path, tmp_path / "a" / "b"])
+    assert ws.root_of(tmp_path / "a" / "b" / "x") == str(tmp_path / "a" / "b")
+    assert ws.root_of(tmp_path / "a" / "x") == str(tmp_path)
+    assert ws.root_of(tmp_path.parent / "elsewhere") is None

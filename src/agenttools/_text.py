@@ -9,19 +9,37 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import errno
 import os
+import secrets
 import stat
-import tempfile
 import threading
 from collections.abc import Iterator
 from typing import BinaryIO, Literal
 
 import attrs
 
-from agenttools.errors import EncodingError
+from agenttools.errors import (
+    EncodingError,
+    FileTooLargeError,
+    HardLinkError,
+    IsDirectoryError,
+    NotFoundError,
+    SpecialFileError,
+)
 
-__all__ = ["TextFormat", "atomic_write", "decode", "detect_bom", "encode", "iter_decoded", "newline_style",
-           "open_regular", "path_lock", "read_fd", "read_regular"]
+__all__ = ["TextFormat", "atomic_write", "decode", "detect_bom", "encode", "iter_decoded", "make_dirs_beneath",
+           "newline_style", "open_dir", "open_file", "open_regular", "path_lock", "read_fd", "read_limited",
+           "read_regular", "sniff_format"]
+
+_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_O_NOCTTY = getattr(os, "O_NOCTTY", 0)
+_READ_FLAGS = os.O_RDONLY | _O_NONBLOCK | _O_NOCTTY | _O_CLOEXEC
+_DIR_FLAGS = os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC
+_AT = os.open in os.supports_dir_fd and os.stat in os.supports_dir_fd and os.rename in os.supports_dir_fd
 
 _BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF8, "utf-8"),
@@ -168,7 +186,7 @@ def open_regular(path: str) -> tuple[int, int] | None:
     on the open descriptor. The caller closes the descriptor.
     """
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+        fd = os.open(path, _READ_FLAGS)
     except OSError:
         return None
     try:
@@ -206,8 +224,219 @@ def read_regular(path: str) -> bytes | None:
         os.close(fd)
 
 
-def _fsync_dir(directory: str) -> None:
+def _file_kind(mode: int) -> str | None:
+    from agenttools.workspace import _file_kind as kind
+
+    return kind(mode)
+
+
+def open_dir(directory: str, *, root: str | None = None) -> int | None:
+    """A descriptor of ``directory``, opened one component at a time from ``root`` without following symlinks.
+
+    ``directory`` must be a real path (no symlinks) inside ``root``: a component that became a symlink or stopped
+    being a directory after the path was resolved fails (``ELOOP`` / ``ENOTDIR``) instead of leading elsewhere, so
+    the descriptor is the directory inside ``root`` or nothing. Without ``root`` the directory is opened by path.
+    None where the platform has no ``*at`` calls (the callers then use paths).
+
+    Raises:
+        OSError: A component is missing, not a directory, a symlink, or cannot be opened.
+    """
+    if not _AT:
+        return None
+    if root is None:
+        return os.open(directory, _DIR_FLAGS)
+    rel = os.path.relpath(directory, root)
+    if rel == os.pardir or rel.startswith(os.pardir + os.sep):  # the parent of the root itself: by path
+        return os.open(directory, _DIR_FLAGS)
+    fd = os.open(root, _DIR_FLAGS | _O_NOFOLLOW)
+    try:
+        for part in [] if rel == os.curdir else rel.split(os.sep):
+            child = os.open(part, _DIR_FLAGS | _O_NOFOLLOW, dir_fd=fd)
+            os.close(fd)
+            fd = child
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _at(dir_fd: int | None, directory: str, name: str) -> str:
+    """The name to pass with ``dir_fd``: the bare name, or the whole path when there is no descriptor."""
+    return name if dir_fd is not None else os.path.join(directory, name)
+
+
+def open_file(path: str, *, root: str | None = None, max_size: int | None = None) -> tuple[int, os.stat_result]:
+    """Open a regular file for reading: ``(descriptor, fstat)``; the caller closes the descriptor.
+
+    The parent is reached with :func:`open_dir` (from ``root`` when given), the file itself is opened with
+    ``O_NOFOLLOW`` (``path`` is a real path: a symlink there now was swapped in) and ``O_NONBLOCK`` (a FIFO cannot
+    block the call), and what was opened is checked with ``fstat`` before a byte is read.
+
+    Raises:
+        NotFoundError: Nothing is there.
+        IsDirectoryError, SpecialFileError: Not a regular file (a FIFO, socket or device is never read).
+        FileTooLargeError: Larger than ``max_size``.
+        OSError: The OS refused (``EACCES``, ``ELOOP`` for a symlink swapped in, ...).
+    """
+    directory, name = os.path.split(path)
+    try:
+        dir_fd = open_dir(directory or ".", root=root)
+        try:
+            fd = os.open(_at(dir_fd, directory, name), _READ_FLAGS | _O_NOFOLLOW, dir_fd=dir_fd)
+        finally:
+            if dir_fd is not None:
+                os.close(dir_fd)
+    except FileNotFoundError:
+        raise NotFoundError(path=path) from None
+    except OSError as exc:
+        if exc.errno in (errno.ENXIO, errno.EOPNOTSUPP):  # a socket cannot be opened: name what it is
+            with contextlib.suppress(OSError):
+                kind = _file_kind(os.stat(path, follow_symlinks=False).st_mode)
+                if kind is not None:
+                    raise SpecialFileError(path=path, kind=kind) from None
+        raise
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise IsDirectoryError(path=path)
+        kind = _file_kind(st.st_mode)
+        if kind is not None:
+            raise SpecialFileError(path=path, kind=kind)
+        if max_size is not None and st.st_size > max_size:
+            raise FileTooLargeError(path=path, size=st.st_size, limit=max_size)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, st
+
+
+def read_limited(fd: int, size: int, *, limit: int | None, path: str) -> bytes:
+    """Read a descriptor to its end like :func:`read_fd`, but never more than ``limit`` bytes.
+
+    Raises:
+        FileTooLargeError: The file grew past ``limit`` while it was read.
+    """
+    if limit is None:
+        return read_fd(fd, size)
+    chunks, total = [], 0
+    want = min(size, limit) + 1
+    while chunk := os.read(fd, min(want, 1 << 24)):
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > limit:
+            raise FileTooLargeError(path=path, size=total, limit=limit)
+        want = min(limit + 1 - total, 1 << 20)
+    return b"".join(chunks)
+
+
+def sniff_format(head: bytes, *, complete: bool, path: str = "<bytes>") -> TextFormat:
+    """How a file is stored, from its bytes or (``complete=False``) only its first bytes.
+
+    A prefix may end inside a character, which is not held against it.
+
+    Raises:
+        EncodingError: The bytes are not text in any encoding we would trust.
+    """
+    if complete:
+        return decode(head, path=path)[1]
+    found = detect_bom(head[:4])
+    bom, encoding = found if found else (b"", "utf-8")
+    body = head[len(bom):]
+    try:
+        text = codecs.getincrementaldecoder(encoding)("strict").decode(body, final=False)
+    except UnicodeDecodeError:
+        if found:
+            raise EncodingError(f"cannot decode {path}: invalid {encoding} after its byte-order mark",
+                                path=path) from None
+        encoding = _fallback_encoding(body[:_FALLBACK_SAMPLE], path)
+        text = body.decode(encoding, errors="ignore")
+    return TextFormat(encoding=encoding, bom=bom, newline=newline_style(text))
+
+
+def _umask() -> int:
+    """The process umask, read without changing it where Linux tells (``/proc``), else set and restored."""
+    with contextlib.suppress(OSError, ValueError), open("/proc/self/status", "rb") as handle:
+        for line in handle:
+            if line.startswith(b"Umask:"):
+                return int(line.split()[1], 8)
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return umask
+
+
+def _make_temp(dir_fd: int | None, directory: str, name: str) -> tuple[str, int]:
+    """Create a new temporary file (mode 0600, ``O_EXCL``, no symlink followed) next to ``name``."""
+    for _ in range(100):
+        temp = f".{name[:180]}.{secrets.token_hex(4)}.agenttools-tmp"
+        try:
+            fd = os.open(_at(dir_fd, directory, temp), os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW | _O_CLOEXEC,
+                         0o600, dir_fd=dir_fd)
+        except FileExistsError:
+            continue
+        return temp, fd
+    raise FileExistsError(errno.EEXIST, "no unused temporary file name", os.path.join(directory, name))
+
+
+_KEEPABLE_XATTR_ERRORS = frozenset({errno.EPERM, errno.EACCES, errno.ENOTSUP, errno.EOPNOTSUPP})
+
+
+def _copy_xattrs(source: int, target: int, path: str) -> None:
+    """Give ``target`` exactly the extended attributes of ``source`` (where the platform has them).
+
+    ``security.*`` attributes (SELinux labels, file capabilities) the process may not set are left as the
+    system makes them; any other attribute that cannot be copied refuses the write.
+    """
+    if not hasattr(os, "listxattr"):
+        return
+    try:
+        names = os.listxattr(source)
+    except OSError as exc:
+        if exc.errno in (errno.ENOTSUP, errno.EOPNOTSUPP, errno.ENOSYS):
+            return
+        raise
+    for name in names:
+        try:
+            value = os.getxattr(source, name)
+            with contextlib.suppress(OSError):
+                if os.getxattr(target, name) == value:
+                    continue
+            os.setxattr(target, name, value)
+        except OSError as exc:
+            if name.startswith("security.") and exc.errno in _KEEPABLE_XATTR_ERRORS:
+                continue
+            raise OSError(exc.errno, f"{exc.strerror} (cannot keep the extended attribute {name!r})",
+                          path) from None
     with contextlib.suppress(OSError):
+        for name in set(os.listxattr(target)) - set(names):  # e.g. an ACL inherited from the directory
+            with contextlib.suppress(OSError):
+                os.removexattr(target, name)
+
+
+def _keep_metadata(source: int, target: int, st: os.stat_result, path: str) -> None:
+    """Give the new file the old one's owner, group, extended attributes and every mode bit, or refuse.
+
+    Owner first (``chown`` clears setuid/setgid and file capabilities), mode last. When the owner or group
+    cannot be kept (a user who is not root replacing another user's file), the OS's ``EPERM`` refuses the write.
+    """
+    current = os.fstat(target)
+    if (current.st_uid, current.st_gid) != (st.st_uid, st.st_gid) and hasattr(os, "fchown"):
+        try:
+            os.fchown(target, st.st_uid, st.st_gid)
+        except PermissionError as exc:
+            raise PermissionError(exc.errno, f"{exc.strerror} (cannot keep owner {st.st_uid}:{st.st_gid})",
+                                  path) from None
+    _copy_xattrs(source, target, path)
+    wanted = stat.S_IMODE(st.st_mode)
+    os.fchmod(target, wanted)
+    if stat.S_IMODE(os.fstat(target).st_mode) != wanted:
+        raise PermissionError(errno.EPERM, f"{os.strerror(errno.EPERM)} (cannot keep mode {wanted:o})", path)
+
+
+def _fsync_dir(dir_fd: int | None, directory: str) -> None:
+    with contextlib.suppress(OSError):
+        if dir_fd is not None:
+            os.fsync(dir_fd)
+            return
         fd = os.open(directory, os.O_RDONLY)
         try:
             os.fsync(fd)
@@ -215,46 +444,111 @@ def _fsync_dir(directory: str) -> None:
             os.close(fd)
 
 
-def atomic_write(path: str, data: bytes, *, mode: int | None = None) -> None:
+def atomic_write(path: str, data: bytes, *, mode: int | None = None, root: str | None = None) -> None:
     """Write ``data`` to ``path`` atomically: a temp file in the same directory, fsync, then ``os.replace``.
 
-    An existing file keeps its permission bits (and owner, where we may set it); a new file gets
-    ``mode`` exactly when given, else the usual ``0o666 & ~umask``. ``path`` must be the real path (symlinks
-    already resolved), so a symlink is written through rather than replaced. Readers never see a half-written file.
+    An existing file keeps every mode bit (setuid, setgid and sticky included), its owner and group, and its
+    extended attributes; a file the process could not write in place (read-only, owned by another user, immutable)
+    is refused with the OS's own error rather than replaced. A new file gets ``mode`` exactly when given, else the
+    usual ``0o666 & ~umask``. ``path`` must be the real path (symlinks already resolved): a symlink found there is
+    refused (``ELOOP``), never written through or replaced. With ``root`` (the allowed directory ``path`` is in),
+    the directory is reached from ``root`` one component at a time without following symlinks, and every step
+    after that uses its descriptor, so a directory swapped for a symlink cannot redirect the write. Readers never
+    see a half-written file.
 
     Raises:
         HardLinkError: ``path`` has more than one hard link (replacing it would silently break the link, and the
             other name may be outside the workspace).
+        IsDirectoryError, SpecialFileError: ``path`` is not a regular file.
+        PermissionError: The file could not be written in place, or its owner, group, mode or extended
+            attributes could not be kept (nothing is written).
+        OSError: Anything else the OS refused; the old file is unchanged and no temporary file is left.
     """
-    directory = os.path.dirname(path) or "."
+    directory, name = os.path.split(path)
+    directory = directory or "."
+    dir_fd = open_dir(directory, root=root)
     try:
-        existing: os.stat_result | None = os.stat(path)
+        _write_at(dir_fd, directory, name, path, data, mode)
+    finally:
+        if dir_fd is not None:
+            os.close(dir_fd)
+
+
+def _write_at(dir_fd: int | None, directory: str, name: str, path: str, data: bytes, mode: int | None) -> None:
+    """:func:`atomic_write` once the directory is open."""
+    target = _at(dir_fd, directory, name)
+    try:
+        existing: os.stat_result | None = os.stat(target, dir_fd=dir_fd, follow_symlinks=False)
     except FileNotFoundError:
         existing = None
-    if existing is not None and existing.st_nlink > 1 and stat.S_ISREG(existing.st_mode):
-        from agenttools.errors import HardLinkError
-
-        raise HardLinkError(path=path, links=existing.st_nlink)
-    fd, temp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".agenttools-tmp")
+    probe = None
+    if existing is not None:
+        if stat.S_ISLNK(existing.st_mode):
+            raise OSError(errno.ELOOP, "a symbolic link appeared where the file was (it changed after the check)",
+                          path)
+        if stat.S_ISDIR(existing.st_mode):
+            raise IsDirectoryError(path=path)
+        kind = _file_kind(existing.st_mode)
+        if kind is not None:
+            raise SpecialFileError(path=path, kind=kind)
+        if existing.st_nlink > 1:
+            raise HardLinkError(path=path, links=existing.st_nlink)
+        # Could this process write the file in place? Ask the OS (permissions, ACLs, immutable, read-only mounts).
+        probe = os.open(target, os.O_WRONLY | _O_NOFOLLOW | _O_NONBLOCK | _O_NOCTTY | _O_CLOEXEC, dir_fd=dir_fd)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if existing is not None:
-            os.chmod(temp, stat.S_IMODE(existing.st_mode))
-            if hasattr(os, "chown"):
-                with contextlib.suppress(OSError):
-                    os.chown(temp, existing.st_uid, existing.st_gid)
-        elif mode is not None:
-            os.chmod(temp, mode)
-        else:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(temp, 0o666 & ~umask)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-    _fsync_dir(directory)
+        if probe is not None and existing is not None:
+            now = os.fstat(probe)
+            if (now.st_dev, now.st_ino) != (existing.st_dev, existing.st_ino) or not stat.S_ISREG(now.st_mode):
+                raise OSError(errno.EAGAIN, "the file changed while it was being written", path)
+        temp, fd = _make_temp(dir_fd, directory, name)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                if probe is not None and existing is not None:
+                    _keep_metadata(probe, handle.fileno(), existing, path)
+                else:
+                    os.fchmod(handle.fileno(), (0o666 & ~_umask()) if mode is None else mode)
+                os.fsync(handle.fileno())
+            os.replace(_at(dir_fd, directory, temp), target, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(_at(dir_fd, directory, temp), dir_fd=dir_fd)
+            raise
+    finally:
+        if probe is not None:
+            os.close(probe)
+    _fsync_dir(dir_fd, directory)
+
+
+def make_dirs_beneath(root: str, directory: str, *, mode: int | None = None) -> None:
+    """``mkdir -p`` of a real path inside ``root``, one component at a time, never following a symlink.
+
+    Each directory created gets ``mode`` exactly when given (else ``0o777`` less the umask).
+
+    Raises:
+        OSError: A component is a symlink (``ELOOP``), a file (``ENOTDIR``), or cannot be created.
+    """
+    rel = os.path.relpath(directory, root)
+    if rel == os.pardir or rel.startswith(os.pardir + os.sep):
+        raise ValueError(f"{directory} is not inside {root}")
+    if not _AT or rel == os.curdir:
+        os.makedirs(directory, exist_ok=True)
+        return
+    fd = os.open(root, _DIR_FLAGS | _O_NOFOLLOW)
+    try:
+        for part in rel.split(os.sep):
+            created = False
+            try:
+                child = os.open(part, _DIR_FLAGS | _O_NOFOLLOW, dir_fd=fd)
+            except FileNotFoundError:
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(part, 0o777, dir_fd=fd)
+                    created = True
+                child = os.open(part, _DIR_FLAGS | _O_NOFOLLOW, dir_fd=fd)
+            os.close(fd)
+            fd = child
+            if created and mode is not None:
+                os.fchmod(fd, mode)
+    finally:
+        os.close(fd)

@@ -13,10 +13,20 @@ from pathlib import Path
 import attrs
 
 from agenttools._display import MarkdownRepr
-from agenttools._text import TextFormat, atomic_write, decode, encode, path_lock
+from agenttools._text import (
+    TextFormat,
+    atomic_write,
+    decode,
+    encode,
+    make_dirs_beneath,
+    open_file,
+    path_lock,
+    read_limited,
+)
 from agenttools.errors import (
     AlreadyExistsError,
     EditError,
+    FileTooLargeError,
     IsDirectoryError,
     MatchCountError,
     NoChangeError,
@@ -78,6 +88,7 @@ def replace_text(
     first_only: bool = False,
     allow_noop: bool = True,
     keep_text: bool = False,
+    max_size: int | None = None,
 ) -> EditResult:
     """Replace every occurrence of ``old`` with ``new`` in a file, checking how many there are first.
 
@@ -91,46 +102,81 @@ def replace_text(
         first_only: Replace only the first occurrence (with ``expected=None``: any count above zero).
         allow_noop: When False, an edit that would leave the file unchanged raises :class:`NoChangeError`.
         keep_text: Return the text before and after the edit in the result (for diffs).
+        max_size: The largest file this edit reads or writes (default: the workspace's ``max_file_size``); the
+            size is checked on the open descriptor before anything is read.
 
     Raises:
         NotFoundError: The file is missing and ``old`` is not empty.
         AlreadyExistsError: ``old`` is empty and the file exists.
         NoMatchError: ``old`` does not occur.
         MatchCountError: ``old`` occurs a different number of times than ``expected``.
+        FileTooLargeError: The file, or the text the edit would write, is larger than ``max_size``.
+        ProtectedPathError: The path is inside git metadata (``.git``).
+        PermissionError: The process could not write the file in place, or could not keep its owner, mode or
+            extended attributes (see :func:`~agenttools._text.atomic_write`).
         IsDirectoryError, SpecialFileError, EncodingError, OutsideWorkspaceError, DeniedPathError: As for reads
             and writes. The file is unchanged whenever anything is raised.
     """
-    real = ws.resolve(path)
+    real = ws.resolve(path, write=True)
+    limit = ws.max_file_size if max_size is None else max_size
     with path_lock(str(real)):
-        return _replace_locked(real, old, new, expected=expected, create=create, first_only=first_only,
-                               allow_noop=allow_noop, keep_text=keep_text)
+        return _replace_locked(ws, real, old, new, expected=expected, create=create, first_only=first_only,
+                               allow_noop=allow_noop, keep_text=keep_text, limit=limit)
 
 
-def _replace_locked(real: Path, old: str, new: str, *, expected: int | None, create: bool, first_only: bool,
-                    allow_noop: bool, keep_text: bool) -> EditResult:
-    """:func:`replace_text` once the path is resolved and locked."""
+def _read_for_edit(ws: Workspace, real: Path, limit: int) -> tuple[str, TextFormat]:
+    """Decode a file to edit: opened without following a symlink or blocking, its size checked first."""
     text_path = str(real)
+    fd, st = open_file(text_path, root=ws.root_of(text_path), max_size=limit)
     try:
-        st = os.stat(real)
+        raw = read_limited(fd, st.st_size, limit=limit, path=text_path)
+    finally:
+        os.close(fd)
+    return decode(raw, path=text_path)
+
+
+def _write_checked(ws: Workspace, text_path: str, data: bytes, limit: int, *, mode: int | None = None) -> None:
+    """Write bytes atomically unless they are over ``limit``."""
+    if len(data) > limit:
+        raise FileTooLargeError(path=text_path, size=len(data), limit=limit)
+    atomic_write(text_path, data, mode=mode, root=ws.root_of(text_path))
+
+
+def _refuse_existing(text_path: str) -> None:
+    """Raise why a file cannot be created at ``text_path`` when something is there."""
+    try:
+        st = os.stat(text_path)
     except FileNotFoundError:
-        st = None
-    if st is None:
-        if old == "" and create:
-            fmt = TextFormat(encoding="utf-8")
-            real.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(text_path, encode(new, fmt, path=text_path))
-            return EditResult(path=real, occurrences=0, created=True, lines=(), format=fmt,
-                              before="" if keep_text else None, after=new if keep_text else None)
-        raise NotFoundError(path=text_path)
+        return
     if stat.S_ISDIR(st.st_mode):
         raise IsDirectoryError(path=text_path)
     special = _file_kind(st.st_mode)
     if special is not None:
         raise SpecialFileError(path=text_path, kind=special)
+    raise AlreadyExistsError(path=text_path)
+
+
+def _replace_locked(ws: Workspace, real: Path, old: str, new: str, *, expected: int | None, create: bool,
+                    first_only: bool, allow_noop: bool, keep_text: bool, limit: int) -> EditResult:
+    """:func:`replace_text` once the path is resolved and locked."""
+    text_path = str(real)
     if old == "":
-        raise AlreadyExistsError(path=text_path)
-    with open(real, "rb") as handle:
-        text, fmt = decode(handle.read(), path=text_path)
+        _refuse_existing(text_path)
+        if not create:
+            raise NotFoundError(path=text_path)
+        fmt = TextFormat(encoding="utf-8")
+        if len(new) > limit:
+            raise FileTooLargeError(path=text_path, size=len(new.encode("utf-8", "surrogatepass")), limit=limit)
+        data = encode(new, fmt, path=text_path)
+        root = ws.root_of(text_path)
+        if root is None:  # pragma: no cover - resolve() keeps paths inside an allowed directory
+            real.parent.mkdir(parents=True, exist_ok=True)
+        else:
+            make_dirs_beneath(root, str(real.parent))
+        _write_checked(ws, text_path, data, limit)
+        return EditResult(path=real, occurrences=0, created=True, lines=(), format=fmt,
+                          before="" if keep_text else None, after=new if keep_text else None)
+    text, fmt = _read_for_edit(ws, real, limit)
     needle, replacement = old, new
     if "\r\n" in text and "\r" not in old and "\n" in old:
         crlf = _as_crlf(old)
@@ -149,7 +195,7 @@ def _replace_locked(real: Path, old: str, new: str, *, expected: int | None, cre
     updated = text.replace(needle, replacement, count)
     if not allow_noop and updated == text:
         raise NoChangeError(path=text_path)
-    atomic_write(text_path, encode(updated, fmt, path=text_path))
+    _write_checked(ws, text_path, encode(updated, fmt, path=text_path), limit)
     return EditResult(path=real, occurrences=count, created=False, lines=lines[:count], format=fmt,
                       before=text if keep_text else None, after=updated if keep_text else None)
 
@@ -162,6 +208,7 @@ def replace_lines(
     new: str,
     *,
     allow_noop: bool = True,
+    max_size: int | None = None,
 ) -> EditResult:
     """Replace lines ``start``..``end`` (1-based, inclusive) with ``new``'s lines.
 
@@ -171,17 +218,19 @@ def replace_lines(
     Raises:
         EditError: ``end < start``, or the range is outside the file (``line range out of bounds``).
         NoChangeError: The result equals the original and ``allow_noop`` is False.
+        FileTooLargeError, ProtectedPathError, PermissionError: As for :func:`replace_text`.
         NotFoundError, IsDirectoryError, EncodingError, OutsideWorkspaceError, DeniedPathError: As for reads.
     """
-    real = ws.resolve(path, expect="file")
+    real = ws.resolve(path, expect="file", write=True)
+    limit = ws.max_file_size if max_size is None else max_size
     with path_lock(str(real)):
-        return _replace_lines_locked(real, start, end, new, allow_noop=allow_noop)
+        return _replace_lines_locked(ws, real, start, end, new, allow_noop=allow_noop, limit=limit)
 
 
-def _replace_lines_locked(real: Path, start: int, end: int, new: str, *, allow_noop: bool) -> EditResult:
+def _replace_lines_locked(ws: Workspace, real: Path, start: int, end: int, new: str, *, allow_noop: bool,
+                          limit: int) -> EditResult:
     """:func:`replace_lines` once the path is resolved and locked."""
-    with open(real, "rb") as handle:
-        text, fmt = decode(handle.read(), path=str(real))
+    text, fmt = _read_for_edit(ws, real, limit)
     crlf = "\r\n" in text and text.count("\n") == text.count("\r\n")
     view = text.replace("\r\n", "\n") if crlf else text
     if end < start:
@@ -195,5 +244,5 @@ def _replace_lines_locked(real: Path, start: int, end: int, new: str, *, allow_n
         updated = updated.replace("\n", "\r\n")
     if not allow_noop and updated == text:
         raise NoChangeError(path=str(real))
-    atomic_write(str(real), encode(updated, fmt, path=str(real)))
+    _write_checked(ws, str(real), encode(updated, fmt, path=str(real)), limit)
     return EditResult(path=real, occurrences=1, created=False, lines=(start,), format=fmt)

@@ -18,6 +18,7 @@ The tree::
     ├── AccessDeniedError (PermissionError)  access_denied   path is outside the workspace or denied
     │   ├── OutsideWorkspaceError        outside_root    resolves outside every allowed directory
     │   ├── DeniedPathError              denied_path     matches a deny pattern
+    │   │   └── ProtectedPathError       protected_path  a write inside git metadata (.git)
     │   └── HardLinkError                hard_link       a write to a file with more than one hard link
     ├── NotFoundError (FileNotFoundError)    not_found
     ├── IsDirectoryError (IsADirectoryError) is_directory
@@ -67,6 +68,7 @@ __all__ = [
     "PathError",
     "PatternError",
     "ProcessLimitError",
+    "ProtectedPathError",
     "SendError",
     "SpecialFileError",
     "ToolDefinitionError",
@@ -285,6 +287,27 @@ class DeniedPathError(AccessDeniedError):
     def __init__(self, *, path: str, pattern: str) -> None:
         self.pattern = pattern
         super().__init__(f"path {path!r} matches deny pattern {pattern!r}", path=path)
+
+
+class ProtectedPathError(DeniedPathError):
+    """A write, edit, creation or deletion inside git metadata: a ``.git`` entry or a git directory.
+
+    Reading there stays allowed; changing it could plant hooks or rewrite the repository's configuration, which
+    git would then run or obey.
+
+    Attributes:
+        path: The resolved absolute path.
+        pattern: Always ``.git``.
+        directory: The git metadata the path is in (the ``.git`` entry or git directory itself).
+    """
+
+    code = "protected_path"
+
+    def __init__(self, *, path: str, directory: str) -> None:
+        self.pattern = ".git"
+        self.directory = directory
+        AccessDeniedError.__init__(self, f"refusing to change {path!r}: it is inside git metadata ({directory}), "
+                                         "which file tools may read but not change", path=path)
 
 
 class NotFoundError(_OSErrorMixin, FileNotFoundError):

@@ -15,8 +15,19 @@ import attrs
 from agenttools._display import MarkdownRepr
 from agenttools._filetypes import FileKind, classify
 from agenttools._lines import read_lines
-from agenttools._text import TextFormat, atomic_write, decode, encode, path_lock
-from agenttools.errors import EncodingError, IsDirectoryError, NotFoundError, SpecialFileError
+from agenttools._text import (
+    _FALLBACK_SAMPLE,
+    TextFormat,
+    atomic_write,
+    encode,
+    make_dirs_beneath,
+    open_dir,
+    open_file,
+    path_lock,
+    read_limited,
+    sniff_format,
+)
+from agenttools.errors import EncodingError, FileTooLargeError, NotFoundError
 from agenttools.workspace import Workspace, _file_kind
 
 __all__ = ["DirEntry", "DirListing", "FileInfo", "ReadResult", "TreeNode", "WriteResult", "list_dir", "make_dirs",
@@ -174,12 +185,22 @@ def list_dir(ws: Workspace, path: str | os.PathLike[str]) -> DirListing:
     return DirListing(path=real, entries=tuple(entries), total=len(names))
 
 
-def _open_checked(ws: Workspace, path: str | os.PathLike[str], max_size: int | None) -> tuple[Path, int, bytes]:
-    """Resolve a regular file, check its size, and read its first 4 KiB."""
+def _open_checked(ws: Workspace, path: str | os.PathLike[str],
+                  max_size: int | None) -> tuple[Path, int, int, bytes]:
+    """Resolve and open a regular file, check its size on the open descriptor, and read its first 4 KiB.
+
+    Returns ``(real path, descriptor, size, head)``; the caller closes the descriptor (see
+    :func:`~agenttools._text.open_file`).
+    """
     real = ws.resolve(path, expect="file")
-    size = ws.check_size(real, limit=max_size)
-    with open(real, "rb") as handle:
-        return real, size, handle.read(4096)
+    limit = ws.max_file_size if max_size is None else max_size
+    fd, st = open_file(str(real), root=ws.root_of(real), max_size=limit)
+    try:
+        head = os.pread(fd, 4096, 0)
+    except BaseException:
+        os.close(fd)
+        raise
+    return real, fd, st.st_size, head
 
 
 def read_file(
@@ -206,16 +227,19 @@ def read_file(
         FileTooLargeError: The file exceeds ``max_size``.
         EncodingError: A text file is not valid in any encoding we trust.
     """
-    real, size, head = _open_checked(ws, path, max_size)
-    kind, mime = classify(str(real), head)
-    if kind != "text":
-        data = None
-        if kind != "binary":
-            with open(real, "rb") as handle:
-                data = handle.read()
-        return ReadResult(path=real, kind=kind, size=size, mime_type=mime, data=data)
-    return _text_result(real, size, head, offset=offset, limit=limit, max_line_chars=max_line_chars,
-                        count_all=True)
+    real, fd, size, head = _open_checked(ws, path, max_size)
+    try:
+        kind, mime = classify(str(real), head)
+        if kind != "text":
+            data = None
+            if kind != "binary":
+                data = read_limited(fd, size, limit=ws.max_file_size if max_size is None else max_size,
+                                    path=str(real))
+            return ReadResult(path=real, kind=kind, size=size, mime_type=mime, data=data)
+        return _text_result(real, fd, size, head, offset=offset, limit=limit, max_line_chars=max_line_chars,
+                            count_all=True)
+    finally:
+        os.close(fd)
 
 
 def tree(
@@ -260,10 +284,10 @@ def tree(
     return TreeNode(name=real.name or str(real), is_dir=True, children=children(str(real), 1))
 
 
-def _text_result(real: Path, size: int, head: bytes, *, offset: int, limit: int | None,
+def _text_result(real: Path, fd: int, size: int, head: bytes, *, offset: int, limit: int | None,
                  max_line_chars: int | None, count_all: bool) -> ReadResult:
     text = read_lines(str(real), head, offset=offset, limit=limit, max_line_chars=max_line_chars,
-                      count_all=count_all)
+                      count_all=count_all, fd=fd)
     total = text.total if text.total is not None else -1
     return ReadResult(path=real, kind="text", size=size, lines=text.lines,
                       start_line=offset if total < 0 else min(offset, total), total_lines=total,
@@ -288,9 +312,12 @@ def read_text(
     Raises:
         As :func:`read_file`.
     """
-    real, size, head = _open_checked(ws, path, max_size)
-    return _text_result(real, size, head, offset=offset, limit=limit, max_line_chars=max_line_chars,
-                        count_all=count_all)
+    real, fd, size, head = _open_checked(ws, path, max_size)
+    try:
+        return _text_result(real, fd, size, head, offset=offset, limit=limit, max_line_chars=max_line_chars,
+                            count_all=count_all)
+    finally:
+        os.close(fd)
 
 
 def remove(ws: Workspace, path: str | os.PathLike[str]) -> Path:
@@ -300,20 +327,45 @@ def remove(ws: Workspace, path: str | os.PathLike[str]) -> Path:
         NotFoundError: Nothing is there.
         OutsideWorkspaceError, DeniedPathError, PathError: As :meth:`Workspace.resolve_entry` (an allowed
             directory itself is never removed).
+        ProtectedPathError: The entry is inside git metadata (``.git``).
         OSError: The OS refused (a directory that is not empty: ``ENOTEMPTY``).
     """
-    target = ws.resolve_entry(path)
-    if not os.path.lexists(target):
-        raise NotFoundError(path=str(target))
-    if os.path.isdir(target) and not os.path.islink(target):
-        os.rmdir(target)
-    else:
-        os.unlink(target)
+    target = ws.resolve_entry(path, write=True)
+    directory, name = os.path.split(str(target))
+    dir_fd = open_dir(directory, root=ws.root_of(directory))  # the parent, reached without following symlinks
+    at = name if dir_fd is not None else str(target)
+    try:
+        try:
+            st = os.stat(at, dir_fd=dir_fd, follow_symlinks=False)
+        except FileNotFoundError:
+            raise NotFoundError(path=str(target)) from None
+        if stat.S_ISDIR(st.st_mode):
+            os.rmdir(at, dir_fd=dir_fd)
+        else:
+            os.unlink(at, dir_fd=dir_fd)
+    finally:
+        if dir_fd is not None:
+            os.close(dir_fd)
     return target
 
 
-def make_dirs(directory: Path, *, mode: int | None = None) -> None:
-    """``mkdir -p``; each directory it creates gets ``mode`` exactly (chmod after creation, whatever the umask)."""
+def make_dirs(directory: Path, *, mode: int | None = None, ws: Workspace | None = None) -> None:
+    """``mkdir -p``; each directory it creates gets ``mode`` exactly (chmod after creation, whatever the umask).
+
+    With ``ws`` (``directory`` then being a resolved real path) a directory inside git metadata is refused, and
+    the directories are created from the allowed directory down, one component at a time, never following a
+    symlink (see :func:`~agenttools._text.make_dirs_beneath`).
+
+    Raises:
+        ProtectedPathError: With ``ws``, ``directory`` is inside git metadata.
+        OSError: A directory cannot be created.
+    """
+    if ws is not None:
+        ws.check_writable(directory)
+        root = ws.root_of(directory)
+        if root is not None:
+            make_dirs_beneath(root, str(directory), mode=mode)
+            return
     missing = []
     current = directory
     while not current.exists():
@@ -334,6 +386,7 @@ def write_file(
     create_parents: bool = True,
     new_file_mode: int | None = None,
     new_dir_mode: int | None = None,
+    max_size: int | None = None,
 ) -> WriteResult:
     """Write ``content`` to a file atomically, creating it (and its parent directories) if needed.
 
@@ -341,19 +394,51 @@ def write_file(
     ``content`` has no ``\\r`` at all, each ``\\n`` is written as ``\\r\\n``. A symlink is written through to its
     (in-workspace) target. The file is never left half-written. A new file gets ``new_file_mode`` exactly (default:
     ``0o666`` less the umask), and directories created for it get ``new_dir_mode`` exactly (default: the umask's).
+    An existing file keeps its owner, group, every mode bit and its extended attributes, or is refused (see
+    :func:`~agenttools._text.atomic_write`).
 
     Raises:
         IsDirectoryError, SpecialFileError, OutsideWorkspaceError, DeniedPathError, PathError: The path.
+        ProtectedPathError: The path is inside git metadata (``.git``).
+        FileTooLargeError: The encoded content is larger than ``max_size`` (default: the workspace's
+            ``max_file_size``); nothing is written.
+        PermissionError: The file could not be written in place, or its owner or mode could not be kept.
         EncodingError: ``content`` cannot be encoded in the existing file's encoding (nothing is written).
     """
-    real = ws.resolve(path)
+    real = ws.resolve(path, write=True)
+    limit = ws.max_file_size if max_size is None else max_size
+    if len(content) > limit:  # every encoding takes at least a byte a character: too large, whatever the file
+        raise FileTooLargeError(path=str(real), size=len(content.encode("utf-8", "surrogatepass")), limit=limit)
     with path_lock(str(real)):
-        return _write_locked(real, content, keep_format=keep_format, create_parents=create_parents,
-                             new_file_mode=new_file_mode, new_dir_mode=new_dir_mode)
+        return _write_locked(ws, real, content, keep_format=keep_format, create_parents=create_parents,
+                             new_file_mode=new_file_mode, new_dir_mode=new_dir_mode, limit=limit)
 
 
-def _write_locked(real: Path, content: str, *, keep_format: bool, create_parents: bool, new_file_mode: int | None,
-                  new_dir_mode: int | None) -> WriteResult:
+def _existing_format(ws: Workspace, text_path: str, limit: int) -> TextFormat | None:
+    """The format of the file at ``text_path``, or None when there is none.
+
+    A file over ``limit`` is sniffed from its first MiB rather than read whole.
+    """
+    try:
+        fd, st = open_file(text_path, root=ws.root_of(text_path))
+    except NotFoundError:
+        return None
+    try:
+        complete = st.st_size <= limit
+        raw = read_limited(fd, st.st_size, limit=limit, path=text_path) if complete else os.pread(
+            fd, _FALLBACK_SAMPLE, 0)
+    except FileTooLargeError:  # it grew while read
+        raw, complete = os.pread(fd, _FALLBACK_SAMPLE, 0), False
+    finally:
+        os.close(fd)
+    try:
+        return sniff_format(raw, complete=complete, path=text_path)
+    except EncodingError:
+        return TextFormat(encoding="utf-8")
+
+
+def _write_locked(ws: Workspace, real: Path, content: str, *, keep_format: bool, create_parents: bool,
+                  new_file_mode: int | None, new_dir_mode: int | None, limit: int) -> WriteResult:
     """:func:`write_file` once the path is resolved and locked."""
     text_path = str(real)
     fmt = TextFormat(encoding="utf-8")
@@ -364,22 +449,14 @@ def _write_locked(real: Path, content: str, *, keep_format: bool, create_parents
         st = None
     if st is not None:
         created = False
-        if stat.S_ISDIR(st.st_mode):
-            raise IsDirectoryError(path=text_path)
-        special = _file_kind(st.st_mode)
-        if special is not None:
-            raise SpecialFileError(path=text_path, kind=special)
-        if keep_format:
-            with open(real, "rb") as handle:
-                raw = handle.read()
-            try:
-                fmt = decode(raw, path=text_path)[1]
-            except EncodingError:
-                fmt = TextFormat(encoding="utf-8")
+        if keep_format or not stat.S_ISREG(st.st_mode):
+            fmt = _existing_format(ws, text_path, limit) or fmt  # also refuses a directory or a special file
     if fmt.newline == "\r\n" and "\r" not in content:
         content = content.replace("\n", "\r\n")
     data = encode(content, fmt, path=text_path)
+    if len(data) > limit:
+        raise FileTooLargeError(path=text_path, size=len(data), limit=limit)
     if create_parents:
-        make_dirs(real.parent, mode=new_dir_mode)
-    atomic_write(text_path, data, mode=new_file_mode)
+        make_dirs(real.parent, mode=new_dir_mode, ws=ws)
+    atomic_write(text_path, data, mode=new_file_mode, root=ws.root_of(text_path))
     return WriteResult(path=real, created=created, size=len(data), format=fmt)

@@ -25,6 +25,7 @@ from agenttools.errors import (
     NotFoundError,
     OutsideWorkspaceError,
     PathError,
+    ProtectedPathError,
     SpecialFileError,
 )
 
@@ -71,6 +72,12 @@ def _file_kind(mode: int) -> str | None:
     if stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode):
         return None
     return "special file"
+
+
+def _is_git_dir(path: str) -> bool:
+    """Whether a directory looks like a git directory to git itself: a ``HEAD`` file, ``objects/`` and ``refs/``."""
+    return (os.path.isfile(os.path.join(path, "HEAD")) and os.path.isdir(os.path.join(path, "objects"))
+            and os.path.isdir(os.path.join(path, "refs")))
 
 
 def _real_dir(path: str | os.PathLike[str], what: str) -> str:
@@ -216,7 +223,58 @@ class Workspace:
                 return given
         return None
 
-    def resolve(self, path: str | os.PathLike[str], *, expect: Expect = "any") -> Path:
+    def root_of(self, path: str | os.PathLike[str]) -> str | None:
+        """The allowed directory an absolute path lies in (the innermost when several do), or None."""
+        candidate = os.fspath(path)
+        found = None
+        for root in self._roots:
+            try:
+                if os.path.commonpath([root, candidate]) == root and (found is None or len(root) > len(found)):
+                    found = root
+            except ValueError:
+                continue
+        return found
+
+    def protected_by(self, path: str | os.PathLike[str]) -> str | None:
+        """The git metadata an absolute path is in, or None: where file tools may read but never write.
+
+        That is an entry named ``.git`` (a directory, or the ``gitdir:`` file of a submodule or worktree; the name
+        compared case-insensitively) at any depth below the allowed directory, or anything below one, or below a
+        directory git would take for a git directory (a ``HEAD`` file, ``objects/`` and ``refs/``: a bare
+        repository, or the target of a ``gitdir:`` pointer). Only components below the allowed directory count:
+        the caller chose the root.
+        """
+        text = os.path.normpath(os.fspath(path))
+        root = self.root_of(text)
+        if root is None or text == root:
+            return None
+        parts = os.path.relpath(text, root).split(os.sep)
+        current = root
+        for part in parts:
+            current = os.path.join(current, part)
+            if part.casefold() == ".git":
+                return current
+        current = root
+        for part in parts[:-1]:
+            current = os.path.join(current, part)
+            if _is_git_dir(current):
+                return current
+        return None
+
+    def check_writable(self, *paths: str | os.PathLike[str]) -> None:
+        """Raise :class:`ProtectedPathError` when any of the paths is inside git metadata (see :meth:`protected_by`).
+
+        The error names the first path (give the real path first, then the path as given).
+
+        Raises:
+            ProtectedPathError: A path is inside git metadata.
+        """
+        for path in paths:
+            directory = self.protected_by(path)
+            if directory is not None:
+                raise ProtectedPathError(path=os.fspath(paths[0]), directory=directory)
+
+    def resolve(self, path: str | os.PathLike[str], *, expect: Expect = "any", write: bool = False) -> Path:
         """Resolve a path argument to the real path a tool may use, or raise why it may not.
 
         Relative paths resolve against the session cwd. Symlinks are followed (a path that does not exist yet is
@@ -227,11 +285,14 @@ class Workspace:
             path: The path as the tool received it.
             expect: ``"any"`` (may not exist: a file to create), ``"exists"``, ``"file"`` (an existing regular
                 file: directories, FIFOs, sockets and devices are refused) or ``"dir"``.
+            write: The path is about to be written, created or deleted: refuse git metadata (both the path as
+                given and its real path are checked; see :meth:`protected_by`).
 
         Raises:
             PathError: Empty, not a string, NUL byte, or a symlink loop.
             OutsideWorkspaceError: The real path is outside every allowed directory.
             DeniedPathError: The path or its real path matches a deny pattern.
+            ProtectedPathError: ``write`` is set and the path or its real path is inside git metadata.
             NotFoundError: ``expect`` needs an existing path and there is none.
             IsDirectoryError / NotDirectoryError / SpecialFileError: The path is the wrong kind for ``expect``.
         """
@@ -245,19 +306,22 @@ class Workspace:
             pattern = self.denied_by(candidate)
             if pattern is not None:
                 raise DeniedPathError(path=real, pattern=pattern)
+        if write:
+            self.check_writable(real, lexical)
         if expect != "any":
             self._check_kind(real, expect)
         return Path(real)
 
-    def resolve_entry(self, path: str | os.PathLike[str]) -> Path:
+    def resolve_entry(self, path: str | os.PathLike[str], *, write: bool = False) -> Path:
         """Resolve a path *without* following its last component: the entry itself (a symlink stays a symlink).
 
         The parent directory is resolved and checked as :meth:`resolve` does; the entry must not be an allowed
-        directory itself nor match a deny pattern. Use it to delete or rename an entry.
+        directory itself nor match a deny pattern. Use it to delete or rename an entry; with ``write`` (to delete
+        it) an entry inside git metadata is refused as well.
 
         Raises:
-            PathError, OutsideWorkspaceError, DeniedPathError: As for :meth:`resolve`; an allowed directory itself
-                is an :class:`OutsideWorkspaceError` (it may not be removed).
+            PathError, OutsideWorkspaceError, DeniedPathError, ProtectedPathError: As for :meth:`resolve`; an
+                allowed directory itself is an :class:`OutsideWorkspaceError` (it may not be removed).
         """
         lexical = self.absolute(path)
         name = os.path.basename(lexical)
@@ -271,6 +335,8 @@ class Workspace:
             pattern = self.denied_by(candidate)
             if pattern is not None:
                 raise DeniedPathError(path=real, pattern=pattern)
+        if write:
+            self.check_writable(real, lexical)
         return Path(real)
 
     def resolve_many(self, paths: Sequence[str | os.PathLike[str]], *, expect: Expect = "any") -> list[Path]:

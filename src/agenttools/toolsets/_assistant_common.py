@@ -13,7 +13,14 @@ from typing import Any
 
 import attrs
 
-from agenttools.errors import AccessDeniedError, AgentToolsError, ArgumentsError, PathError, UnknownToolError
+from agenttools.errors import (
+    AccessDeniedError,
+    AgentToolsError,
+    ArgumentsError,
+    PathError,
+    ProtectedPathError,
+    UnknownToolError,
+)
 from agenttools.message import ChannelLike
 from agenttools.process import ProcessManager
 from agenttools.workspace import Workspace
@@ -131,10 +138,11 @@ def text_arg(args: Mapping[str, Any], name: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def guard(state: State, raw: Any, *, follow_last: bool = True) -> tuple[str, str, str]:
+def guard(state: State, raw: Any, *, follow_last: bool = True, write: bool = False) -> tuple[str, str, str]:
     """Resolve a path argument: (as given, lexical absolute path, real path) or ``Fail``.
 
-    With ``follow_last=False`` the last component is not resolved (deleting a symlink deletes the link).
+    With ``follow_last=False`` the last component is not resolved (deleting a symlink deletes the link). With
+    ``write`` (to write, edit or delete) git metadata is refused too: ``path not allowed: <path> (inside .git)``.
     """
     if not isinstance(raw, str) or not raw.strip():
         raise Fail("path is required")
@@ -142,9 +150,10 @@ def guard(state: State, raw: Any, *, follow_last: bool = True) -> tuple[str, str
     ws = state.workspace
     try:
         lexical = ws.absolute(raw.strip())
-        real = str(ws.resolve(lexical) if follow_last else ws.resolve_entry(lexical))
-    except (AccessDeniedError, PathError):
-        raise Fail(f"path not allowed: {os.path.normpath(os.path.join(ws.cwd, raw.strip()))}") from None
+        real = str(ws.resolve(lexical, write=write) if follow_last else ws.resolve_entry(lexical, write=write))
+    except (AccessDeniedError, PathError) as exc:
+        why = " (inside .git: git metadata is read-only)" if isinstance(exc, ProtectedPathError) else ""
+        raise Fail(f"path not allowed: {os.path.normpath(os.path.join(ws.cwd, raw.strip()))}{why}") from None
     return given, lexical, real
 
 

@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
 from typing import Any
 
 from agenttools import edit, files
-from agenttools._text import decode
-from agenttools.errors import EditError, EncodingError, HardLinkError, NoChangeError, NoMatchError
+from agenttools._text import decode, open_file, read_limited
+from agenttools.errors import (
+    AgentToolsError,
+    EditError,
+    EncodingError,
+    FileTooLargeError,
+    HardLinkError,
+    NoChangeError,
+    NoMatchError,
+    SpecialFileError,
+)
 from agenttools.toolsets._assistant_common import (
     Fail,
     State,
@@ -24,21 +34,41 @@ from agenttools.toolsets._assistant_common import (
 
 
 def _read_bytes(lexical: str, real: str, state: State) -> bytes:
+    ws = state.workspace
     try:
         st = os.stat(real)
         if stat.S_ISDIR(st.st_mode):
             raise IsADirectoryError(21, "is a directory")
         if not stat.S_ISREG(st.st_mode):
             raise Fail(f"failed to read file: read {lexical}: not a regular file")
-        if st.st_size > state.workspace.max_file_size:
+        if st.st_size > ws.max_file_size:
             raise Fail(f"failed to read file: {lexical} is {st.st_size} bytes, exceeds maximum "
-                       f"{state.workspace.max_file_size} bytes")
-        with open(real, "rb") as handle:
-            return handle.read()
+                       f"{ws.max_file_size} bytes")
+        try:  # opened without blocking and checked on the descriptor: a FIFO swapped in meanwhile cannot hang
+            fd, opened = open_file(real, root=ws.root_of(real), max_size=ws.max_file_size)
+        except SpecialFileError:
+            raise Fail(f"failed to read file: read {lexical}: not a regular file") from None
+        except FileTooLargeError as exc:
+            raise Fail(f"failed to read file: {lexical} is {exc.size} bytes, exceeds maximum "
+                       f"{ws.max_file_size} bytes") from None
+        try:
+            return read_limited(fd, opened.st_size, limit=ws.max_file_size, path=real)
+        except FileTooLargeError as exc:
+            raise Fail(f"failed to read file: {lexical} is {exc.size} bytes, exceeds maximum "
+                       f"{ws.max_file_size} bytes") from None
+        finally:
+            os.close(fd)
     except IsADirectoryError as exc:
         raise Fail(f"failed to read file: {go_error('read', lexical, exc)}") from None
     except OSError as exc:
         raise Fail(f"failed to read file: {go_error('open', lexical, exc)}") from None
+
+
+def _os_text(lexical: str, exc: BaseException) -> str:
+    """Go's ``open <path>: permission denied`` when the OS refused to open the file for writing, else the text."""
+    if isinstance(exc, PermissionError) and not isinstance(exc, AgentToolsError) and exc.errno == errno.EACCES:
+        return go_error("open", lexical, exc)
+    return str(exc)
 
 
 def read(state: State, args: dict[str, Any]) -> str:
@@ -52,12 +82,12 @@ def read(state: State, args: dict[str, Any]) -> str:
 
 
 def write(state: State, args: dict[str, Any]) -> str:
-    given, lexical, real = guard(state, args.get("path"))
+    given, lexical, real = guard(state, args.get("path"), write=True)
     content = text_arg(args, "content")
     if content is None:
         raise Fail("content is required")
     try:
-        files.make_dirs(Path(real).parent, mode=0o755)
+        files.make_dirs(Path(real).parent, mode=0o755, ws=state.workspace)
     except OSError as exc:
         raise Fail(f"failed to create parent directory: {go_error('mkdir', os.path.dirname(lexical), exc)}") from None
     try:
@@ -67,12 +97,12 @@ def write(state: State, args: dict[str, Any]) -> str:
     except HardLinkError:
         raise Fail(f"path not allowed: {lexical}") from None
     except (EncodingError, OSError) as exc:
-        raise Fail(f"failed to write file: {exc}") from None
+        raise Fail(f"failed to write file: {_os_text(lexical, exc)}") from None
     return dumps({"success": True, "path": given, "size": result.size})
 
 
 def edit_file(state: State, args: dict[str, Any]) -> str:
-    given, lexical, real = guard(state, args.get("path"))
+    given, lexical, real = guard(state, args.get("path"), write=True)
     new_text = text_arg(args, "new_text")
     if new_text is None:
         raise Fail("new_text is required")
@@ -99,6 +129,8 @@ def edit_file(state: State, args: dict[str, Any]) -> str:
         raise Fail(str(exc)) from None
     except HardLinkError:
         raise Fail(f"path not allowed: {lexical}") from None
+    except PermissionError as exc:  # the OS would not let this user write the file in place
+        raise Fail(f"failed to write file: {_os_text(lexical, exc)}") from None
     except (EncodingError, OSError) as exc:
         raise Fail(f"failed to read file: {exc}") from None
     return dumps({"success": True, "path": given, "changes": result.occurrences, "size": os.stat(real).st_size})
@@ -136,7 +168,7 @@ def list_dir(state: State, args: dict[str, Any]) -> str:
 
 
 def delete(state: State, args: dict[str, Any]) -> str:
-    given, lexical, _ = guard(state, args.get("path"), follow_last=False)
+    given, lexical, _ = guard(state, args.get("path"), follow_last=False, write=True)
     try:
         files.remove(state.workspace, lexical)
     except OSError as exc:  # missing (ENOENT), a directory that is not empty (ENOTEMPTY), ...

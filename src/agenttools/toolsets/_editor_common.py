@@ -17,6 +17,7 @@ from agenttools.errors import (
     NotFoundError,
     OutsideWorkspaceError,
     PathError,
+    ProtectedPathError,
 )
 from agenttools.process import ProcessTable
 from agenttools.workspace import Workspace
@@ -64,6 +65,9 @@ def render_error(tool: str, error: BaseException) -> str:
     if isinstance(error, HardLinkError):
         return (f"[ACCESS_DENIED] path not allowed: access denied: path {quote(error.path)} has {error.links} hard "
                 "links (one may be outside allowed directories)")
+    if isinstance(error, ProtectedPathError):
+        return (f"[ACCESS_DENIED] path not allowed: access denied: path {quote(error.path)} is inside git metadata "
+                f"{quote(error.directory)} (read-only)")
     if isinstance(error, DeniedPathError):
         return (f"[ACCESS_DENIED] path not allowed: access denied: path {quote(error.path)} matches deny pattern "
                 f"{quote(error.pattern)}")

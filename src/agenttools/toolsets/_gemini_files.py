@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 from typing import Any
 
@@ -36,13 +37,10 @@ from agenttools.toolsets._gemini_common import (
 # --- list_directory ------------------------------------------------------------------------------------------
 
 def _ignored_by_pattern(name: str, patterns: list[str]) -> bool:
-    import re
+    # upstream's `*` -> `.*`, `?` -> `.`, the rest literal, on a matcher that cannot backtrack (_glob.wildcard_match)
+    from agenttools._glob import wildcard_match
 
-    for pattern in patterns:
-        escaped = re.sub(r"[.+^${}()|\[\]\\]", lambda m: "\\" + m.group(0), pattern)
-        if re.fullmatch(escaped.replace("*", ".*").replace("?", "."), name, flags=re.S):
-            return True
-    return False
+    return any(wildcard_match(pattern, name) for pattern in patterns)
 
 
 def list_directory(state: State, args: dict[str, Any]) -> str:
@@ -90,9 +88,12 @@ def _geminiignore(state: State, real: str) -> bool:
     if not os.path.isfile(ignore_file):
         return False
     from agenttools._ignore import RuleFile
+    from agenttools._text import read_regular
 
-    with open(ignore_file, encoding="utf-8", errors="replace") as handle:
-        rules = RuleFile.parse("", handle.read())
+    raw = read_regular(ignore_file)  # non-blocking and fstat-checked: a FIFO swapped in cannot hang the call
+    if raw is None or len(raw) > MAX_READ_BYTES:
+        return False
+    rules = RuleFile.parse("", raw.decode("utf-8", errors="replace"))
     rel = os.path.relpath(real, state.root).replace(os.sep, "/")
     return rules is not None and bool(rules.decide(rel))
 
@@ -149,6 +150,16 @@ def read_file(state: State, args: dict[str, Any]) -> str | ToolOutput:
 
 # --- write_file and replace ----------------------------------------------------------------------------------
 
+def _os_text(exc: BaseException, path: str) -> str:
+    """The text of a write failure: Node's for the OS refusing to open the file, else the error's own message.
+
+    Node's is ``EACCES: permission denied, open '<path>'``.
+    """
+    if isinstance(exc, PermissionError) and not isinstance(exc, AgentToolsError) and exc.errno == errno.EACCES:
+        return node_error(exc, "open", path)
+    return str(exc)
+
+
 def write_file(state: State, args: dict[str, Any]) -> str:
     path = args["file_path"]
     real = _absolute_inside(state, path, f"File path must be absolute: {path}")
@@ -158,12 +169,12 @@ def write_file(state: State, args: dict[str, Any]) -> str:
     except OSError as exc:
         raise Invalid(f"Error accessing path properties for validation: {path}. Reason: {exc}") from None
     try:
-        result = files.write_file(state.workspace, real, args["content"])
+        result = files.write_file(state.workspace, real, args["content"], max_size=MAX_READ_BYTES)
     except IsDirectoryError:
         raise Failure(f"Error writing to file {path}: Error writing to file: "
                       f"EISDIR: illegal operation on a directory, open '{path}'") from None
     except (AgentToolsError, OSError) as exc:
-        raise Failure(f"Error writing to file {path}: Error writing to file: {exc}") from None
+        raise Failure(f"Error writing to file {path}: Error writing to file: {_os_text(exc, path)}") from None
     if result.created:
         return f"Successfully created and wrote to new file: {path}."
     return f"Successfully overwrote file: {path}."
@@ -175,7 +186,8 @@ def replace(state: State, args: dict[str, Any]) -> str:
     expected = args.get("expected_replacements", 1)
     expected = int(expected) if float(expected).is_integer() else expected
     try:
-        result = edit.replace_text(state.workspace, real, args["old_string"], args["new_string"], expected=expected)
+        result = edit.replace_text(state.workspace, real, args["old_string"], args["new_string"], expected=expected,
+                                   max_size=MAX_READ_BYTES)
     except NotFoundError:
         raise Failure(f"File not found: {path}") from None
     except IsDirectoryError:
@@ -193,8 +205,11 @@ def replace(state: State, args: dict[str, Any]) -> str:
     except EncodingError as exc:
         stage = "preparing" if str(exc).startswith("cannot decode") else "executing"
         raise Failure(f"Error {stage} edit: {exc}") from None
+    except FileTooLargeError as exc:
+        raise Failure(f"Error preparing edit: File size exceeds the 20MB limit: {path} "
+                      f"({exc.size / (1024 * 1024):.2f}MB)") from None
     except (AgentToolsError, OSError) as exc:
-        raise Failure(f"Error executing edit: {exc}") from None
+        raise Failure(f"Error executing edit: {_os_text(exc, path)}") from None
     if result.created:
         return f"Created new file: {path} with provided content."
     return f"Successfully modified file: {path} ({result.occurrences} replacements)."
