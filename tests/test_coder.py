@@ -5,10 +5,13 @@ from __future__ import annotations
 import http.server
 import json
 import os
+import random
+import re
 import shutil
 import socket
 import subprocess
 import threading
+import time
 from pathlib import Path
 from typing import ClassVar
 
@@ -17,7 +20,7 @@ import pytest
 import agenttools
 from agenttools import web
 from agenttools._gostr import unescape_go_string
-from agenttools.toolsets._coder_tools import cache_name
+from agenttools.toolsets._coder_tools import cache_name, strip_scripts
 
 
 @pytest.fixture
@@ -458,3 +461,33 @@ def test_html_to_markdown(reg, root):
     assert json.loads(call(reg, "html_to_markdown", path="noext"))["outputPath"] == "noext.md"
     assert call(reg, "html_to_markdown", path="missing.html") == "Error: input file does not exist: missing.html"
     assert call(reg, "html_to_markdown", path="") == "Error: path cannot be empty"
+
+
+def test_html_to_markdown_never_writes_into_git_metadata(reg, root):
+    (root / ".git").mkdir()
+    (root / ".git" / "hooks.html").write_text("<p>x</p>")
+    assert call(reg, "html_to_markdown", path=".git/hooks.html") == (
+        "Error: path not allowed: .git/hooks.md (inside git metadata)")
+    assert not (root / ".git" / "hooks.md").exists()
+
+
+def test_html_to_markdown_caps_the_file_it_reads(root):
+    (root / "big.html").write_text("<p>" + "x" * 2000 + "</p>")
+    small = agenttools.toolset("coder", root=str(root), max_file_size=1000)
+    assert call(small, "html_to_markdown", path="big.html").startswith("Error: cannot read big.html: ")
+    assert not (root / "big.md").exists()
+
+
+def test_script_stripping_is_the_lazy_regex_in_linear_time():
+    lazy = re.compile(r"(?is)<(script|style)\b.*?</\1\s*>")
+    rng = random.Random(7)  # noqa: S311 - seeded test data
+    parts = ["<script>", "</script>", "<style>", "</style >", "<SCRIPT a=1>", "</Script>", "x", "<scripts>",
+             "</script", ">", "<style", "\n"]
+    for _ in range(3000):
+        html = "".join(rng.choice(parts) for _ in range(rng.randint(0, 14)))
+        assert strip_scripts(html) == lazy.sub("", html), html
+    # 300,000 unclosed tags: the lazy regex scans to the end from each one (hours); this is one pass
+    hostile = "<script" * 300_000 + "<style>a</style>"
+    started = time.monotonic()
+    assert strip_scripts(hostile) == "<script" * 300_000
+    assert time.monotonic() - started < 10

@@ -10,6 +10,10 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
+from typing import BinaryIO
+
+from agenttools._text import open_file
+from agenttools.errors import SpecialFileError
 
 __all__ = ["CommandError", "head", "tail"]
 
@@ -71,11 +75,11 @@ def _parse(prog: str, argv: list[str]) -> tuple[str, str, int, list[str], bool |
 _LIMIT = 4 * 1024 * 1024  # bytes read per file at most: a line with no end, or a huge count, stays bounded
 
 
-def _head_one(handle: object, unit: str, sign: str, count: int) -> bytes:
-    read: Callable[..., bytes] = handle.read  # type: ignore[attr-defined]
+def _head_one(handle: BinaryIO, unit: str, sign: str, count: int) -> bytes:
+    read = handle.read
     if unit == "c":
         if sign == "-":
-            size = os.fstat(handle.fileno()).st_size  # type: ignore[attr-defined]
+            size = os.fstat(handle.fileno()).st_size
             return read(min(max(0, size - count), _LIMIT))
         return read(min(count, _LIMIT))
     if sign == "-":
@@ -83,7 +87,7 @@ def _head_one(handle: object, unit: str, sign: str, count: int) -> bytes:
         if len(lines) and sum(map(len, lines)) > _LIMIT:
             return b"".join(lines)[:_LIMIT]  # cut short: the end of the file is unknown here
         return b"".join(lines[: max(0, len(lines) - count)])
-    readline: Callable[[int], bytes] = handle.readline  # type: ignore[attr-defined]
+    readline = handle.readline
     out = []
     total = 0
     for _ in range(count):
@@ -97,38 +101,37 @@ def _head_one(handle: object, unit: str, sign: str, count: int) -> bytes:
     return b"".join(out)
 
 
-def _tail_one(path: str, unit: str, sign: str, count: int) -> bytes:
-    size = os.path.getsize(path)
-    with open(path, "rb") as handle:
-        if sign == "+":
-            if unit == "c":
-                handle.seek(max(0, count - 1))
-                return handle.read(_LIMIT)
-            for _ in range(max(0, count - 1)):
-                if not handle.readline(_LIMIT):
-                    return b""
-            return handle.read(_LIMIT)
+def _tail_one(handle: BinaryIO, unit: str, sign: str, count: int) -> bytes:
+    size = os.fstat(handle.fileno()).st_size
+    if sign == "+":
         if unit == "c":
-            handle.seek(max(0, size - min(count, _LIMIT)))
-            return handle.read()
-        if count == 0:
-            return b""
-        data = b""
-        position = size
-        while position > 0 and len(data) < _LIMIT:
-            step = min(_BLOCK, position)
-            position -= step
-            handle.seek(position)
-            data = handle.read(step) + data
-            newlines = data.count(b"\n") - (1 if data.endswith(b"\n") else 0)
-            if newlines >= count:
-                break
-        lines = _split(data[-_LIMIT:])
-        return b"".join(lines[-count:])
+            handle.seek(max(0, count - 1))
+            return handle.read(_LIMIT)
+        for _ in range(max(0, count - 1)):
+            if not handle.readline(_LIMIT):
+                return b""
+        return handle.read(_LIMIT)
+    if unit == "c":
+        handle.seek(max(0, size - min(count, _LIMIT)))
+        return handle.read(_LIMIT)
+    if count == 0:
+        return b""
+    data = b""
+    position = size
+    while position > 0 and len(data) < _LIMIT:
+        step = min(_BLOCK, position)
+        position -= step
+        handle.seek(position)
+        data = handle.read(step) + data
+        newlines = data.count(b"\n") - (1 if data.endswith(b"\n") else 0)
+        if newlines >= count:
+            break
+    lines = _split(data[-_LIMIT:])
+    return b"".join(lines[-count:])
 
 
 def _run(prog: str, argv: list[str], resolve: Callable[[str], str],
-         one: Callable[[str, str, str, int], bytes]) -> str:
+         one: Callable[[BinaryIO, str, str, int], bytes]) -> str:
     unit, sign, count, files, headers = _parse(prog, argv)
     if not files:
         return ""  # stdin is /dev/null
@@ -144,7 +147,12 @@ def _run(prog: str, argv: list[str], resolve: Callable[[str], str],
                 raise IsADirectoryError(21, "Is a directory")
             if not os.path.isfile(real):
                 raise OSError(f"'{name}' is not a regular file")
-            body = one(real, unit, sign, count)
+            try:  # opened without blocking and checked with fstat: a FIFO swapped in after the checks is not read
+                fd, _ = open_file(real)
+            except SpecialFileError:
+                raise OSError(f"'{name}' is not a regular file") from None
+            with os.fdopen(fd, "rb") as handle:
+                body = one(handle, unit, sign, count)
         except PermissionError as exc:
             errors.append(f"{prog}: {exc}" if "not allowed" in str(exc) else
                           f"{prog}: cannot open '{name}' for reading: Permission denied")
@@ -168,12 +176,7 @@ def _run(prog: str, argv: list[str], resolve: Callable[[str], str],
 
 def head(argv: list[str], resolve: Callable[[str], str]) -> str:
     """Run ``head`` on files that ``resolve`` maps to real paths (raising PermissionError when not allowed)."""
-
-    def one(path: str, unit: str, sign: str, count: int) -> bytes:
-        with open(path, "rb") as handle:
-            return _head_one(handle, unit, sign, count)
-
-    return _run("head", argv, resolve, one)
+    return _run("head", argv, resolve, _head_one)
 
 
 def tail(argv: list[str], resolve: Callable[[str], str]) -> str:

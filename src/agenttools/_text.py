@@ -28,9 +28,9 @@ from agenttools.errors import (
     SpecialFileError,
 )
 
-__all__ = ["TextFormat", "atomic_write", "decode", "detect_bom", "encode", "iter_decoded", "make_dirs_beneath",
-           "newline_style", "open_dir", "open_file", "open_regular", "path_lock", "read_fd", "read_limited",
-           "read_regular", "sniff_format"]
+__all__ = ["TextFormat", "atomic_write", "decode", "detect_bom", "encode", "file_kind", "iter_decoded",
+           "make_dirs_beneath", "newline_style", "open_dir", "open_file", "open_regular", "path_lock", "read_fd",
+           "read_limited", "read_regular", "sniff_format"]
 
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
@@ -224,10 +224,19 @@ def read_regular(path: str) -> bytes | None:
         os.close(fd)
 
 
-def _file_kind(mode: int) -> str | None:
-    from agenttools.workspace import _file_kind as kind
-
-    return kind(mode)
+def file_kind(mode: int) -> str | None:
+    """Name a special file type, or None for regular files, directories and symlinks."""
+    if stat.S_ISFIFO(mode):
+        return "fifo"
+    if stat.S_ISSOCK(mode):
+        return "socket"
+    if stat.S_ISCHR(mode):
+        return "character device"
+    if stat.S_ISBLK(mode):
+        return "block device"
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode):
+        return None
+    return "special file"
 
 
 def open_dir(directory: str, *, root: str | None = None) -> int | None:
@@ -291,7 +300,7 @@ def open_file(path: str, *, root: str | None = None, max_size: int | None = None
     except OSError as exc:
         if exc.errno in (errno.ENXIO, errno.EOPNOTSUPP):  # a socket cannot be opened: name what it is
             with contextlib.suppress(OSError):
-                kind = _file_kind(os.stat(path, follow_symlinks=False).st_mode)
+                kind = file_kind(os.stat(path, follow_symlinks=False).st_mode)
                 if kind is not None:
                     raise SpecialFileError(path=path, kind=kind) from None
         raise
@@ -299,7 +308,7 @@ def open_file(path: str, *, root: str | None = None, max_size: int | None = None
         st = os.fstat(fd)
         if stat.S_ISDIR(st.st_mode):
             raise IsDirectoryError(path=path)
-        kind = _file_kind(st.st_mode)
+        kind = file_kind(st.st_mode)
         if kind is not None:
             raise SpecialFileError(path=path, kind=kind)
         if max_size is not None and st.st_size > max_size:
@@ -488,7 +497,7 @@ def _write_at(dir_fd: int | None, directory: str, name: str, path: str, data: by
                           path)
         if stat.S_ISDIR(existing.st_mode):
             raise IsDirectoryError(path=path)
-        kind = _file_kind(existing.st_mode)
+        kind = file_kind(existing.st_mode)
         if kind is not None:
             raise SpecialFileError(path=path, kind=kind)
         if existing.st_nlink > 1:

@@ -18,6 +18,7 @@ from agenttools._text import (
     atomic_write,
     decode,
     encode,
+    file_kind,
     make_dirs_beneath,
     open_file,
     path_lock,
@@ -34,7 +35,7 @@ from agenttools.errors import (
     NotFoundError,
     SpecialFileError,
 )
-from agenttools.workspace import Workspace, _file_kind
+from agenttools.workspace import Workspace
 
 __all__ = ["EditResult", "count_occurrences", "replace_lines", "replace_text"]
 
@@ -150,7 +151,7 @@ def _refuse_existing(text_path: str) -> None:
         return
     if stat.S_ISDIR(st.st_mode):
         raise IsDirectoryError(path=text_path)
-    special = _file_kind(st.st_mode)
+    special = file_kind(st.st_mode)
     if special is not None:
         raise SpecialFileError(path=text_path, kind=special)
     raise AlreadyExistsError(path=text_path)

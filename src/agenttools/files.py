@@ -20,6 +20,7 @@ from agenttools._text import (
     TextFormat,
     atomic_write,
     encode,
+    file_kind,
     make_dirs_beneath,
     open_dir,
     open_file,
@@ -28,7 +29,7 @@ from agenttools._text import (
     sniff_format,
 )
 from agenttools.errors import EncodingError, FileTooLargeError, NotFoundError
-from agenttools.workspace import Workspace, _file_kind
+from agenttools.workspace import Workspace
 
 __all__ = ["DirEntry", "DirListing", "FileInfo", "ReadResult", "TreeNode", "WriteResult", "list_dir", "make_dirs",
            "read_file", "read_text", "remove", "stat_path", "tree", "write_file"]
@@ -157,7 +158,7 @@ def stat_path(ws: Workspace, path: str | os.PathLike[str]) -> FileInfo:
     """
     real = ws.resolve(path, expect="exists")
     st = os.stat(real)
-    kind = "dir" if stat.S_ISDIR(st.st_mode) else (_file_kind(st.st_mode) or "file")
+    kind = "dir" if stat.S_ISDIR(st.st_mode) else (file_kind(st.st_mode) or "file")
     return FileInfo(path=real, kind=kind, size=st.st_size, mtime=st.st_mtime,  # type: ignore[arg-type]
                     mode=stat.S_IMODE(st.st_mode), is_symlink=os.path.islink(ws.absolute(path)))
 

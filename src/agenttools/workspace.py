@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 from agenttools._glob import GlobSyntaxError, glob_match
+from agenttools._text import file_kind
 from agenttools.errors import (
     ConfigError,
     DeniedPathError,
@@ -57,21 +58,6 @@ def parse_size(value: int | str) -> int:
         raise ConfigError(f"invalid size {value!r}; use bytes or a unit such as '10MB', '512KiB', '1G'")
     unit = (match.group(2) or "").lower()[:1]
     return int(float(match.group(1)) * _UNITS[unit])
-
-
-def _file_kind(mode: int) -> str | None:
-    """Name a special file type, or None for regular files, directories and symlinks."""
-    if stat.S_ISFIFO(mode):
-        return "fifo"
-    if stat.S_ISSOCK(mode):
-        return "socket"
-    if stat.S_ISCHR(mode):
-        return "character device"
-    if stat.S_ISBLK(mode):
-        return "block device"
-    if stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode):
-        return None
-    return "special file"
 
 
 def _is_git_dir(path: str) -> bool:
@@ -381,6 +367,6 @@ class Workspace:
         elif expect == "file":
             if stat.S_ISDIR(mode):
                 raise IsDirectoryError(path=real)
-            kind = _file_kind(mode)
+            kind = file_kind(mode)
             if kind is not None:
                 raise SpecialFileError(path=real, kind=kind)

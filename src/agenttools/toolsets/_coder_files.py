@@ -16,18 +16,21 @@ import attrs
 from agenttools import edit, files
 from agenttools._glob import GlobSyntaxError, compile_glob
 from agenttools._gostr import unescape_go_string
-from agenttools._text import atomic_write, decode
+from agenttools._text import atomic_write, decode, open_file, read_limited
 from agenttools.errors import (
     AccessDeniedError,
     AgentToolsError,
     AlreadyExistsError,
     ArgumentsError,
     EncodingError,
+    FileTooLargeError,
     HardLinkError,
     MatchCountError,
     NoMatchError,
     NotFoundError,
     PathError,
+    ProtectedPathError,
+    SpecialFileError,
     UnknownToolError,
 )
 from agenttools.todo import TodoList
@@ -157,8 +160,18 @@ def read_file(state: State, args: dict[str, Any]) -> str:
     size = os.path.getsize(real)
     if size > state.workspace.max_file_size:
         raise Fail(f"read {path}: file is {size} bytes, exceeds maximum {state.workspace.max_file_size} bytes")
-    with open(real, "rb") as handle:
-        raw = handle.read()
+    try:  # opened without blocking and checked with fstat: a FIFO swapped in after the checks is never read
+        fd, st = open_file(real, root=state.workspace.root_of(real), max_size=state.workspace.max_file_size)
+        try:
+            raw = read_limited(fd, st.st_size, limit=state.workspace.max_file_size, path=path)
+        finally:
+            os.close(fd)
+    except FileTooLargeError as exc:
+        raise Fail(f"read {path}: file is {exc.size} bytes, exceeds maximum {exc.limit} bytes") from None
+    except (SpecialFileError, IsADirectoryError):
+        raise Fail(f"read {path}: not a regular file") from None
+    except OSError as exc:
+        raise Fail(f"open {path}: {exc.strerror or exc}") from None
     try:
         return decode(raw, path=path)[0]
     except EncodingError:
@@ -255,8 +268,10 @@ def edit_file(state: State, args: dict[str, Any]) -> str:
                    f"'{raw_old}' (attempted unescaped: '{old}')") from None
     except (EncodingError, IsADirectoryError) as exc:
         raise Fail(f"EDIT_FILE_READ_ERROR: failed to read file ({path}): {exc}") from None
-    except HardLinkError:
+    except (HardLinkError, ProtectedPathError):
         raise Fail(f"path not allowed: {path}") from None
+    except FileTooLargeError as exc:
+        raise Fail(f"EDIT_FILE_READ_ERROR: failed to read file ({path}): {exc}") from None
     except OSError as exc:
         raise Fail(f"EDIT_FILE_RENAME_ERROR: failed to write file ({path}): {exc}") from None
     diff = _diff(path, result.before or "", result.after or "")

@@ -15,7 +15,7 @@ from typing import Any
 
 from agenttools import _coreutils, search, stats, web
 from agenttools._rg import find_rg
-from agenttools._text import atomic_write
+from agenttools._text import atomic_write, open_file, read_limited
 from agenttools.errors import AgentToolsError, PatternError, ToolInputError
 from agenttools.toolsets._coder_files import Fail, State, resolve, write_own_file
 from agenttools.toolsets._coder_git import GitRefused, git_diff_text
@@ -290,6 +290,36 @@ def web_fetch(state: State, args: dict[str, Any]) -> str:
     return json.dumps({"path": rel, "statusCode": result.status, "contentType": raw_type}, ensure_ascii=False)
 
 
+_SCRIPT_OPEN = re.compile(r"<(script|style)\b", re.IGNORECASE)
+
+
+def strip_scripts(html: str) -> str:
+    """Drop ``<script>`` and ``<style>`` elements, as ``(?is)<(script|style)\\b.*?</\\1\\s*>`` would, in linear time.
+
+    The lazy regex scans to the end of the text from every unclosed opening tag (quadratic on a page of
+    ``<script`` without an end). Here each opening tag searches once for its end tag; once an element type has no
+    end tag left, its later opening tags are skipped without a search.
+    """
+    pieces: list[str] = []
+    done = 0
+    position = 0
+    unclosed: set[str] = set()
+    while (opening := _SCRIPT_OPEN.search(html, position)) is not None:
+        name = opening.group(1).lower()
+        closing = None if name in unclosed else _CLOSE[name].search(html, opening.end())
+        if closing is None:
+            unclosed.add(name)
+            position = opening.start() + 1
+            continue
+        pieces.append(html[done:opening.start()])
+        done = position = closing.end()
+    pieces.append(html[done:])
+    return "".join(pieces)
+
+
+_CLOSE = {name: re.compile(rf"</{name}\s*>", re.IGNORECASE) for name in ("script", "style")}
+
+
 def html_to_markdown(state: State, args: dict[str, Any]) -> str:
     path = args["path"]
     if not path:
@@ -300,14 +330,27 @@ def html_to_markdown(state: State, args: dict[str, Any]) -> str:
     stem, ext = os.path.splitext(path)
     out_path = (stem if ext else path) + ".md"
     out_real = resolve(state, out_path)
-    with open(real, "rb") as handle:
-        html = handle.read().decode("utf-8", errors="replace")
-    html = re.sub(r"(?is)<(script|style)\b.*?</\1\s*>", "", html)
+    ws = state.workspace
+    if ws.protected_by(out_real) is not None or ws.protected_by(os.path.join(state.root, out_path)) is not None:
+        raise Fail(f"path not allowed: {out_path} (inside git metadata)")
+    try:  # opened without blocking, fstat-checked and bounded by max_file_size
+        fd, st = open_file(real, root=ws.root_of(real), max_size=ws.max_file_size)
+        try:
+            html = read_limited(fd, st.st_size, limit=ws.max_file_size, path=path).decode("utf-8", errors="replace")
+        finally:
+            os.close(fd)
+    except AgentToolsError as exc:
+        raise Fail(f"cannot read {path}: {exc}") from None
+    except OSError as exc:
+        raise Fail(f"cannot read {path}: {exc.strerror or exc}") from None
     try:
-        markdown = web.html_to_markdown(html)
+        markdown = web.html_to_markdown(strip_scripts(html))
     except ImportError as exc:
         raise Fail(str(exc)) from None
-    atomic_write(out_real, markdown.encode("utf-8"), mode=0o644)
+    try:
+        atomic_write(out_real, markdown.encode("utf-8"), mode=0o644, root=ws.root_of(out_real))
+    except OSError as exc:
+        raise Fail(f"cannot write {out_path}: {exc.strerror or exc}") from None
     return json.dumps({"inputPath": path, "outputPath": out_path, "success": True}, separators=(",", ":"))
 
 

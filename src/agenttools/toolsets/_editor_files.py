@@ -7,14 +7,17 @@ from typing import Any
 
 from agenttools import edit, files
 from agenttools._output import ImageBlock, ToolOutput
-from agenttools._text import detect_bom
+from agenttools._text import detect_bom, open_file, read_limited
 from agenttools.errors import (
     EncodingError,
+    FileTooLargeError,
     HardLinkError,
     IsDirectoryError,
     MatchCountError,
     NoMatchError,
     NotFoundError,
+    ProtectedPathError,
+    SpecialFileError,
 )
 from agenttools.toolsets._editor_common import (
     MAX_LINE_CHARS,
@@ -25,7 +28,7 @@ from agenttools.toolsets._editor_common import (
     format_lines,
     format_size,
 )
-from agenttools.workspace import Workspace, _file_kind
+from agenttools.workspace import Workspace
 
 _HEADER_BYTES = 512
 _BMP_DIB_SIZES = frozenset({12, 16, 40, 52, 56, 64, 108, 124})
@@ -71,14 +74,17 @@ def _tree_lines(node: files.TreeNode, directories: tuple[str, ...], ws: Workspac
     return lines
 
 
-def _ends_with_newline(real: str, result: files.ReadResult) -> bool:
+def _ends_with_newline(real: str, result: files.ReadResult, ws: Workspace) -> bool:
     fmt = result.format
     if fmt is None:
         return False
     newline = "\n".encode(fmt.encoding)
-    with open(real, "rb") as handle:
-        handle.seek(max(0, result.size - len(newline)))
-        return handle.read() == newline and result.size > len(fmt.bom)
+    fd, _ = open_file(real, root=ws.root_of(real))
+    try:
+        return os.pread(fd, len(newline), max(0, result.size - len(newline))) == newline and \
+            result.size > len(fmt.bom)
+    finally:
+        os.close(fd)
 
 
 def view(state: State, args: dict[str, Any]) -> str | ToolOutput:
@@ -90,21 +96,24 @@ def view(state: State, args: dict[str, Any]) -> str | ToolOutput:
         except OSError as exc:
             raise EditorError("IO_ERROR", f"could not list directory {real}: {exc}") from None
         return "\n".join([f"{node.name}/", *_tree_lines(node, (ws.absolute(args["path"]), str(real)), ws)]) + "\n"
-    try:
-        st = os.stat(real)
+    try:  # one descriptor, opened without blocking and checked with fstat: a FIFO swapped in is never read
+        fd, st = open_file(str(real), root=ws.root_of(real), max_size=ws.max_file_size)
+    except SpecialFileError as exc:
+        raise EditorError("IO_ERROR", f"could not read {real}: it is a {exc.kind}, not a regular file") from None
+    except (FileTooLargeError, NotFoundError):
+        raise
     except OSError as exc:
-        raise EditorError("IO_ERROR", f"could not stat {real}: {exc}") from None
-    kind = _file_kind(st.st_mode)
-    if kind is not None:
-        raise EditorError("IO_ERROR", f"could not read {real}: it is a {kind}, not a regular file")
-    ws.check_size(real, st.st_size)
-    with open(real, "rb") as handle:
-        header = handle.read(_HEADER_BYTES)
-    mime = _image_mime(str(real), header, st.st_size)
-    if mime is not None:
-        with open(real, "rb") as handle:
-            block = ImageBlock.from_bytes(handle.read(), mime)
-        return ToolOutput(text=f"Image file {real} ({mime}, {format_size(st.st_size)})", content=(block,))
+        raise EditorError("IO_ERROR", f"could not read {real}: {exc}") from None
+    try:
+        header = os.pread(fd, _HEADER_BYTES, 0)
+        mime = _image_mime(str(real), header, st.st_size)
+        if mime is not None:
+            os.lseek(fd, 0, os.SEEK_SET)
+            block = ImageBlock.from_bytes(read_limited(fd, st.st_size, limit=ws.max_file_size, path=str(real)),
+                                          mime)
+            return ToolOutput(text=f"Image file {real} ({mime}, {format_size(st.st_size)})", content=(block,))
+    finally:
+        os.close(fd)
     if b"\x00" in header and detect_bom(header[:4]) is None:
         return f"Binary file ({format_size(st.st_size)})"
     view_range = args.get("view_range")
@@ -118,7 +127,7 @@ def view(state: State, args: dict[str, Any]) -> str | ToolOutput:
 
 def _view_whole(state: State, real: str) -> str:
     result = files.read_text(state.workspace, real, limit=MAX_LINES + 1, max_line_chars=MAX_LINE_CHARS)
-    total = result.total_lines - (1 if _ends_with_newline(real, result) else 0)
+    total = result.total_lines - (1 if _ends_with_newline(real, result, state.workspace) else 0)
     if result.size == 0 or total <= 0:
         return ""
     shown = min(total, MAX_LINES)
@@ -138,7 +147,7 @@ def _view_range(state: State, real: str, start: int, end: int) -> str:
                              max_line_chars=MAX_LINE_CHARS, count_all=False)
     lines = list(result.lines)
     if result.total_lines >= 0:  # the end of the file was reached: drop the phantom line after a final newline
-        total = result.total_lines - (1 if _ends_with_newline(real, result) or result.size == 0 else 0)
+        total = result.total_lines - (1 if _ends_with_newline(real, result, state.workspace) or result.size == 0 else 0)
         if start > total:
             raise EditorError("INVALID_INPUT", f"invalid view_range: start {start} exceeds total lines {total} "
                                                f"in {real}")
@@ -166,7 +175,7 @@ def str_replace(state: State, args: dict[str, Any]) -> str:
     except MatchCountError as exc:
         raise EditorError("STR_REPLACE_AMBIGUOUS", f"found {exc.found} occurrences in {real}; match must be unique "
                                                    "(use replace_all to replace all)") from None
-    except HardLinkError:
+    except (HardLinkError, ProtectedPathError):
         raise
     except (EncodingError, IsDirectoryError, OSError) as exc:
         raise EditorError("IO_ERROR", f"could not write {real}: {exc}") from None
@@ -190,14 +199,16 @@ def create_file(state: State, args: dict[str, Any]) -> str:
         raise EditorError("FILE_TOO_LARGE", f"content is {size} bytes, exceeds maximum {ws.max_file_size} bytes")
     real = ws.resolve(args["path"])
     try:
-        files.make_dirs(real.parent, mode=0o755)
+        files.make_dirs(real.parent, mode=0o755, ws=ws)
+    except ProtectedPathError:
+        raise
     except OSError as exc:
         raise EditorError("IO_ERROR", f"could not create directories for {real}: {exc}") from None
     try:
         files.write_file(ws, real, content, create_parents=False, new_file_mode=0o644)
     except IsDirectoryError:
         raise EditorError("IO_ERROR", f"could not write {real}: is a directory") from None
-    except HardLinkError:
+    except (HardLinkError, ProtectedPathError):
         raise
     except (EncodingError, OSError) as exc:
         raise EditorError("IO_ERROR", f"could not write {real}: {exc}") from None
