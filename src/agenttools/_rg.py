@@ -11,24 +11,27 @@ the caller falls back to Python.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import mmap
 import os
+import select
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import regex
 
+from agenttools._calls import current_scope
 from agenttools._ignore import IgnoreRules
-from agenttools._pygrep import decode_for_search
-from agenttools._text import detect_bom
+from agenttools._text import detect_bom, open_regular, read_regular
 from agenttools.search import GrepMatch
 
-__all__ = ["find_rg", "grep"]
+__all__ = ["FifoBlockedError", "blocked_on_fifo", "find_rg", "grep"]
 
 _GLOB_CHARS = frozenset("*?[{\\")
 _RG_BUFFER = 64 * 1024  # ripgrep's default read buffer: its binary detection sees at least this much
@@ -88,11 +91,10 @@ def _ancestor_rules(root: Path, rules: IgnoreRules) -> list[str]:
     exclude = os.path.join(rules.base, ".git", "info", "exclude")
     texts = [("", exclude)] + [(d, os.path.join(rules.base, d, ".gitignore")) for d in sources]
     for directory, file in texts:
-        try:
-            with open(file, encoding="utf-8", errors="replace") as handle:
-                content = handle.read()
-        except OSError:
+        raw = read_regular(file)  # without blocking: a FIFO named .gitignore is passed by, as by git
+        if raw is None:
             continue
+        content = raw.decode("utf-8", errors="replace")
         below = rel_root if not directory else rel_root[len(directory) + 1:]
         for line in content.splitlines():
             rebased = _rebase(line, below) if below and below != "." else line
@@ -130,6 +132,14 @@ def grep(
     anchored = include if include and "/" in include.rstrip("/") else None
     if len(os.fsencode(pattern)) > _MAX_ARG:
         return None  # one argument over the kernel's limit fails with E2BIG: the Python backend serves it
+    try:
+        return _grep(root, args, anchored, include_re, rules, deadline, limit)
+    except FifoBlockedError:
+        return None  # an ignore file is a FIFO: the Python backend passes it by (it never opens one)
+
+
+def _grep(root: Path, args: list[str], anchored: str | None, include_re: regex.Pattern[str] | None,
+          rules: IgnoreRules | None, deadline: float, limit: int | None) -> list[GrepMatch] | None:
     with _ignore_args(root, rules) as ignore:
         if ignore is None:
             return None
@@ -191,6 +201,34 @@ def _ignore_args(root: Path, rules: IgnoreRules | None) -> Iterator[list[str] | 
         os.unlink(handle.name)
 
 
+_POLL = 0.25  # seconds between checks of a quiet ripgrep: was its call cancelled, is it stuck on a FIFO?
+
+
+class FifoBlockedError(OSError):
+    """ripgrep is stuck opening a FIFO: an ignore file (``.gitignore``, ``.ignore``) in the tree is a named pipe."""
+
+
+def blocked_on_fifo(pid: int) -> bool:
+    """Whether a thread of process ``pid`` waits in the kernel for the other end of a FIFO it opens (Linux).
+
+    ripgrep reads every ``.gitignore``, ``.ignore`` and ``.rgignore`` on its walk and opens one that is a FIFO,
+    which blocks until a writer comes. A workspace may hold such a file; the callers stop ripgrep instead of
+    waiting out their deadline. False where ``/proc`` does not tell.
+    """
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return False
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/wchan", "rb") as handle:
+                if handle.read() == b"wait_for_partner":
+                    return True
+        except OSError:
+            continue
+    return False
+
+
 class _Ripgrep:
     """A running ripgrep whose output is read in blocks of complete records while it still walks.
 
@@ -208,17 +246,21 @@ class _Ripgrep:
         return self
 
     def __iter__(self) -> Iterator[bytes]:
-        import select
-        import time
-
         assert self.proc.stdout is not None  # noqa: S101 - PIPE
         fd = self.proc.stdout.fileno()
         separator = self.separator
+        scope = current_scope()
         pending: list[bytes] = []  # the pieces of an incomplete record: only each new chunk is searched, never
         while True:  # the whole of a long record again (that made a 60 MB line quadratic)
             remaining = self.deadline - time.monotonic()
-            if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
+            if remaining <= 0:
                 raise TimeoutError
+            if not select.select([fd], [], [], min(remaining, _POLL))[0]:
+                if scope is not None and scope.cancelled:
+                    raise TimeoutError  # the call was cancelled: stop ripgrep now (the ``with`` block kills it)
+                if blocked_on_fifo(self.proc.pid):
+                    raise FifoBlockedError
+                continue
             chunk = os.read(fd, 1 << 18)
             if not chunk:
                 break
@@ -301,17 +343,32 @@ def _is_binary_late(path: str) -> bool:
     A file with a byte-order mark is binary when it does not decode; one without, when it holds a NUL byte
     (ripgrep skips a file whose first buffer holds one, so a smaller file cannot).
     """
-    try:
-        with open(path, "rb") as handle:
-            if detect_bom(handle.read(4)) is not None:
-                handle.seek(0)
-                return decode_for_search(handle.read()) is None
-            if os.fstat(handle.fileno()).st_size <= _RG_BUFFER:
-                return False
-            with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as view:
-                return view.find(b"\x00") != -1
-    except (OSError, ValueError):
+    opened = open_regular(path)  # without blocking, fstat-checked: a FIFO swapped in is binary, never read
+    if opened is None:
         return True
+    fd, size = opened
+    try:
+        found = detect_bom(os.pread(fd, 4, 0))
+        if found is not None:  # decode in blocks: a 1 GB UTF-16 file is checked in bounded memory
+            bom, encoding = found
+            decoder = codecs.getincrementaldecoder(encoding)()
+            offset = len(bom)
+            while block := os.pread(fd, _DECODE_BLOCK, offset):
+                decoder.decode(block)
+                offset += len(block)
+            decoder.decode(b"", final=True)
+            return False
+        if size <= _RG_BUFFER:
+            return False
+        with mmap.mmap(fd, 0, access=mmap.ACCESS_READ) as view:
+            return view.find(b"\x00") != -1
+    except (OSError, ValueError):  # UnicodeDecodeError is a ValueError
+        return True
+    finally:
+        os.close(fd)
+
+
+_DECODE_BLOCK = 4 << 20
 
 
 _WALK_FLAGS = ["--files", "--no-ignore", "--hidden", "--no-messages", "--null"]

@@ -188,3 +188,45 @@ def test_background_processes_and_their_daemons_die_with_the_toolset(tmp_path, t
     while _pids_with(f"sleep {token}") and time.monotonic() < deadline:
         time.sleep(0.05)
     assert _pids_with(f"sleep {token}") == []
+
+
+IGNORE_FIFOS = [".gitignore", "sub/.gitignore", "sub/.ignore", "sub/.rgignore", ".git/info/exclude",
+                ".geminiignore"]
+RULE_WALKS = [
+    ("gemini", "search_file_content", {"pattern": "needle"}, "needle"),
+    ("gemini", "search_file_content", {"pattern": "needle", "path": "sub"}, "needle"),
+    ("gemini", "glob", {"pattern": "**/*.txt"}, "a.txt"),
+    ("gemini", "list_directory", {"path": "{root}/sub"}, "a.txt"),
+    ("coder", "glob", {"pattern": "**/*.txt"}, "a.txt"),
+]
+
+
+@pytest.mark.parametrize("fifo", IGNORE_FIFOS)
+@pytest.mark.parametrize(("toolset", "tool", "arguments", "expected"), RULE_WALKS,
+                         ids=[f"{t}.{n}-{len(a)}" for t, n, a, _ in RULE_WALKS])
+@pytest.mark.parametrize("backend", ["rg", "python"])
+def test_an_ignore_file_that_is_a_fifo_blocks_nothing(tmp_path, monkeypatch, fifo, toolset, tool, arguments,
+                                                      expected, backend):
+    """ripgrep opens every ignore file on its walk and blocks on a FIFO: it is stopped and Python answers."""
+    monkeypatch.setenv("AGENTTOOLS_SEARCH_BACKEND", backend)
+    root = tmp_path / "root"
+    (root / ".git" / "info").mkdir(parents=True)
+    (root / "sub").mkdir()
+    (root / "sub" / "a.txt").write_text("needle\n")
+    os.mkfifo(root / fifo)
+    reg = agenttools.toolset(toolset, root=str(root))
+    args = {k: v.format(root=root) if isinstance(v, str) else v for k, v in arguments.items()}
+    out = _call(reg, tool, args)
+    reg.close()
+    assert not out.is_error, out.text
+    assert expected in out.text
+
+
+def test_coder_rg_stops_on_an_ignore_file_that_is_a_fifo(tmp_path):
+    os.mkfifo(tmp_path / ".gitignore")
+    (tmp_path / "a.txt").write_text("needle\n")
+    reg = agenttools.toolset("coder", root=str(tmp_path))
+    out = _call(reg, "rg", {"pattern": "needle"})
+    reg.close()
+    assert out.is_error
+    assert "it was opening a FIFO" in out.text

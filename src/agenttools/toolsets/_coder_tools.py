@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import re
+import selectors
 import shlex
 import stat
 import subprocess
@@ -14,7 +15,8 @@ import urllib.parse
 from typing import Any
 
 from agenttools import _coreutils, search, stats, web
-from agenttools._rg import find_rg
+from agenttools._calls import current_scope
+from agenttools._rg import blocked_on_fifo, find_rg
 from agenttools._text import atomic_write, open_file, read_limited
 from agenttools.errors import AgentToolsError, PatternError, ToolInputError
 from agenttools.toolsets._coder_files import Fail, State, resolve, write_own_file
@@ -89,10 +91,8 @@ def _run_head(argv: list[str], cwd: str | os.PathLike[str], timeout: float = 120
     Only the first ``4 * MAX_OUTPUT`` bytes of stdout are kept (the rest is counted and dropped), so a search with a
     million matches costs no more memory than one with a thousand.
     """
-    import selectors
-    import time
-
     keep = 4 * MAX_OUTPUT
+    scope = current_scope()
     proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
     assert proc.stdout is not None  # noqa: S101 - PIPE
@@ -109,7 +109,14 @@ def _run_head(argv: list[str], cwd: str | os.PathLike[str], timeout: float = 120
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     raise Fail(f"timed out after {timeout:g} seconds")
-                for key, _ in selector.select(remaining):
+                events = selector.select(min(remaining, 0.25))
+                if not events:
+                    if scope is not None and scope.cancelled:
+                        raise Fail("cancelled")
+                    if blocked_on_fifo(proc.pid):
+                        raise Fail(f"{os.path.basename(argv[0])} stopped: it was opening a FIFO (an ignore file "
+                                   "in the project is a named pipe), which would block it forever")
+                for key, _ in events:
                     chunk = os.read(key.fd, 1 << 16)
                     if not chunk:
                         selector.unregister(key.fileobj)
