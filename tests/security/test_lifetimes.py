@@ -164,11 +164,13 @@ def test_an_unclosed_toolset_leaves_nothing_at_exit(tmp_path, case, held):
     assert _gone(pid), f"{case}: a background job outlived the interpreter"
 
 
-def test_a_collected_process_table_kills_what_its_commands_left(tmp_path):
+@pytest.mark.parametrize(("name", "tool", "argument"), [("editor", "bash", "command"),
+                                                    ("gemini", "run_shell_command", "command")])
+def test_a_collected_toolset_kills_what_its_commands_left(tmp_path, name, tool, argument):
     pid_file = tmp_path / "left.pid"
-    reg = toolset("editor", root=str(tmp_path))
-    out = reg.call("bash", {"command": f"sleep 300 & echo $! > {pid_file}"})
-    assert "exit_code: 0" in out.text
+    reg = toolset(name, root=str(tmp_path))
+    out = reg.call(tool, {argument: f"sleep 300 & echo $! > {pid_file}"})
+    assert not out.is_error, out.text
     pid = _read_pid(pid_file)
     assert process_alive(pid)
     del reg, out

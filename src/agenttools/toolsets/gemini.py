@@ -7,6 +7,7 @@ docs/toolsets/gemini.md; the exact texts are pinned by tests/test_gemini.py.
 from __future__ import annotations
 
 import os
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -210,4 +211,5 @@ def build(
         ))
     registry = Registry(tools, render_error=render_error)
     registry.on_close(lambda: kill_session(state.session))  # background jobs the commands left running
+    weakref.finalize(state, kill_session, state.session)  # ... also when nobody closed it and its tools are gone
     return registry
