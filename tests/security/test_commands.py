@@ -454,3 +454,12 @@ def test_git_diff_through_a_gitdir_file_inside_the_root(repo):
     (repo / ".git").write_text("gitdir: .realgit\n")
     out = diff(repo)
     assert "-two\n+TWO\n" in out, out
+
+
+@pytest.mark.parametrize(("args", "error"), [
+    ({"pattern": "a" * 200_000}, "Error: search pattern is too long: 200000 characters (at most 4096)"),
+    ({"pattern": "a", "args": "-i " * 10_000}, "Error: rg arguments are too long: 30000 characters (at most 16384)"),
+])
+def test_oversized_rg_arguments_are_refused_before_ripgrep_starts(project, args, error):
+    reg = agenttools.toolset("coder", root=str(project))
+    assert reg.call("rg", args).text == error

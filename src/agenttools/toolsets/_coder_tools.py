@@ -59,10 +59,21 @@ def _check_rg_path(state: State, path: str, kind: str) -> None:
     raise Fail(f"rg: {path}: not a regular file" + (" or directory" if kind == "any" else ""))
 
 
+MAX_RG_PATTERN = 4096
+"""Longest ``pattern`` the rg tool takes: compiling a regex costs time and memory by its length (a 4 MiB pattern
+cost ~1 GB), and the kernel refuses one argument over 128 KiB."""
+MAX_RG_ARGS = 16384
+"""Longest ``args`` string the rg tool takes."""
+
+
 def rg(state: State, args: dict[str, Any]) -> str:
     pattern = args["pattern"]
     if not pattern:
         raise Fail("search pattern cannot be empty")
+    if len(pattern) > MAX_RG_PATTERN:
+        raise Fail(f"search pattern is too long: {len(pattern)} characters (at most {MAX_RG_PATTERN})")
+    if len(args.get("args") or "") > MAX_RG_ARGS:
+        raise Fail(f"rg arguments are too long: {len(args.get('args') or '')} characters (at most {MAX_RG_ARGS})")
     argv = _split(args.get("args"))
     try:
         check_rg_args(argv, lambda path, kind: _check_rg_path(state, path, kind))
