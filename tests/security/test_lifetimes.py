@@ -67,6 +67,24 @@ def test_cancelling_acall_kills_the_command(tmp_path, with_limiter):
         asyncio.run(asyncio.wait_for(main(), 60))
 
 
+def test_a_cancelled_call_stops_its_ripgrep():
+    """The search family's ripgrep polls the call's scope while it is quiet: cancelling stops it at once."""
+    from agenttools import _calls, _rg
+
+    scope = _calls.CallScope()
+    token = _calls._SCOPE.set(scope)
+    try:
+        with _rg._Ripgrep(["sleep", "300"], Path.cwd(), time.monotonic() + 120, b"\n") as quiet:
+            threading.Timer(0.5, scope.cancel).start()
+            started = time.monotonic()
+            with pytest.raises(TimeoutError):
+                list(quiet)
+        assert time.monotonic() - started < 10
+        assert quiet.proc.poll() is not None, "ripgrep was left running"
+    finally:
+        _calls._SCOPE.reset(token)
+
+
 def test_a_limiter_runs_at_most_max_running_calls(tmp_path):
     reg = Registry()
     running: list[int] = []
