@@ -79,8 +79,12 @@ def test_fast_line_scanner_equals_the_streaming_one(tmp_path, text, offset, limi
     path = tmp_path / "lines.txt"
     path.write_bytes(text.encode("utf-8"))
     fmt = TextFormat(encoding="utf-8")
-    fast = _scan_bytes(str(path), fmt, offset, limit, max_chars, count_all)
-    slow = _scan(str(path), fmt, offset, limit, max_chars, count_all)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        fast = _scan_bytes(str(path), fmt, offset, limit, max_chars, count_all, fd)
+        slow = _scan(str(path), fmt, offset, limit, max_chars, count_all, fd)
+    finally:
+        os.close(fd)
     if count_all or slow[3] is None:
         assert fast[:3] == slow[:3]
     if count_all:
@@ -107,7 +111,11 @@ def test_fast_line_skip_across_read_boundaries(tmp_path, final_newline):
         line = data[:boundary].count(b"\n")
         offsets.update({line - 1, line, line + 1})
     fmt = TextFormat(encoding="utf-8")
-    for offset in sorted(o for o in offsets if o >= 0):
-        fast = _scan_bytes(str(path), fmt, offset, 3, None, True)
-        slow = _scan(str(path), fmt, offset, 3, None, True)
-        assert fast == slow, offset
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        for offset in sorted(o for o in offsets if o >= 0):
+            fast = _scan_bytes(str(path), fmt, offset, 3, None, True, fd)
+            slow = _scan(str(path), fmt, offset, 3, None, True, fd)
+            assert fast == slow, offset
+    finally:
+        os.close(fd)

@@ -29,15 +29,8 @@ class LineRange:
 
 
 @contextlib.contextmanager
-def _reader(real: str, fd: int | None) -> Iterator[BinaryIO]:
-    """A buffered reader at the start of the file.
-
-    A duplicate of ``fd`` when given (the file already opened and checked), else the file opened by path.
-    """
-    if fd is None:
-        with open(real, "rb") as handle:
-            yield handle
-        return
+def _reader(fd: int) -> Iterator[BinaryIO]:
+    """A buffered reader at the start of the file open on ``fd`` (a duplicate: the caller keeps ``fd``)."""
     with os.fdopen(os.dup(fd), "rb") as handle:
         handle.seek(0)
         yield handle
@@ -48,7 +41,7 @@ class _Stop(Exception):  # noqa: N818 - control flow
 
 
 def _scan(real: str, fmt: TextFormat, offset: int, limit: int | None, max_chars: int | None,
-          count_all: bool, fd: int | None = None) -> tuple[list[str], list[int], list[int], int | None]:
+          count_all: bool, fd: int) -> tuple[list[str], list[int], list[int], int | None]:
     end = None if limit is None else offset + limit
     lines: list[str] = []
     cut: list[int] = []
@@ -73,7 +66,7 @@ def _scan(real: str, fmt: TextFormat, offset: int, limit: int | None, max_chars:
         length = 0
 
     try:
-        with _reader(real, fd) as handle:
+        with _reader(fd) as handle:
             handle.seek(len(fmt.bom))
             for chunk in iter_decoded(handle, fmt.encoding):
                 parts = chunk.split("\n")
@@ -112,7 +105,7 @@ def _decode_prefix(data: bytes, encoding: str, *, truncated: bool) -> str:
 
 
 def _scan_bytes(real: str, fmt: TextFormat, offset: int, limit: int | None, max_chars: int | None,
-                count_all: bool, fd: int | None = None) -> tuple[list[str], list[int], list[int], int | None]:
+                count_all: bool, fd: int) -> tuple[list[str], list[int], list[int], int | None]:
     """Pick lines the fast way, for UTF-8 and single-byte encodings.
 
     Lines are found by C-level byte reads and only the wanted lines are decoded. Memory stays bounded: a long line
@@ -122,7 +115,7 @@ def _scan_bytes(real: str, fmt: TextFormat, offset: int, limit: int | None, max_
     cut: list[int] = []
     cut_lengths: list[int] = []
     keep_bytes = None if max_chars is None else max_chars * 4 + 4
-    with _reader(real, fd) as handle:
+    with _reader(fd) as handle:
         handle.seek(len(fmt.bom))
         index = 0
         size = 1 << 16
@@ -184,11 +177,11 @@ def _scan_bytes(real: str, fmt: TextFormat, offset: int, limit: int | None, max_
 
 
 def read_lines(real: str, head: bytes, *, offset: int = 0, limit: int | None = None,
-               max_line_chars: int | None = None, count_all: bool = True, fd: int | None = None) -> LineRange:
+               max_line_chars: int | None = None, count_all: bool = True, fd: int) -> LineRange:
     """Decode (BOM, then UTF-8, then a legacy guess) and pick lines; long lines are cut to ``max_line_chars``.
 
-    With ``fd`` (the file opened and checked by the caller, who keeps it) every pass reads that descriptor and
-    ``real`` only names the file in errors.
+    Every pass reads ``fd`` (the file opened and checked by the caller, who keeps it); ``real`` only names the
+    file in errors.
 
     Raises:
         EncodingError: The file is not text in any encoding we trust.
@@ -202,7 +195,7 @@ def read_lines(real: str, head: bytes, *, offset: int = 0, limit: int | None = N
         if found:
             raise EncodingError(f"cannot decode {real}: invalid {fmt.encoding} after its byte-order mark",
                                 path=real) from None
-        with _reader(real, fd) as handle:
+        with _reader(fd) as handle:
             fmt = TextFormat(encoding=_fallback_encoding(handle.read(_SAMPLE), real))
         try:
             lines, cut, lengths, total = _scan(real, fmt, offset, limit, max_line_chars, count_all, fd)
