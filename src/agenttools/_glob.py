@@ -18,8 +18,8 @@ import re
 
 from agenttools._linear import ANY_CHAR, DEEP, REST, SLASH, STAR, CharClass, Token, compile_alternatives
 
-__all__ = ["MAX_ALTERNATIVES", "MAX_BRACE_DEPTH", "MAX_EXPANDED_TOKENS", "MAX_PATTERN_CHARS", "GlobSyntaxError",
-           "GlobTooComplexError", "compile_glob", "compile_wildcard", "glob_match", "wildcard_match"]
+__all__ = ["MAX_ALTERNATIVES", "MAX_BRACE_DEPTH", "MAX_EXPANDED_TOKENS", "MAX_PATTERN_CHARS", "PARENT_END",
+           "GlobSyntaxError", "GlobTooComplexError", "compile_glob", "compile_wildcard", "glob_match", "wildcard_match"]
 
 MAX_PATTERN_CHARS = 1024
 """Longest glob accepted (characters)."""
@@ -29,6 +29,8 @@ MAX_EXPANDED_TOKENS = 4096
 """Most characters and wildcards all the alternatives may hold together after brace expansion."""
 MAX_BRACE_DEPTH = 32
 """Deepest nesting of braces."""
+PARENT_END = r"(?<=.)(?=/)"
+"""The ``end`` of :func:`compile_glob` that matches parents of a path instead of the path."""
 
 
 class GlobSyntaxError(ValueError):
@@ -171,15 +173,18 @@ def parse_glob(pattern: str) -> list[list[Token]]:
 
 
 @functools.lru_cache(maxsize=512)
-def compile_glob(pattern: str, *, case_sensitive: bool = True) -> re.Pattern[str]:
+def compile_glob(pattern: str, *, case_sensitive: bool = True, end: str = r"\Z") -> re.Pattern[str]:
     """Compile a doublestar glob to a regex whose ``match`` must cover a whole ``/``-separated path.
+
+    With ``end=PARENT_END`` the regex's ``match`` tells instead whether the glob matches a parent of the path (a
+    non-empty part before one of its ``/``), in one linear pass.
 
     Raises:
         GlobSyntaxError: The pattern is malformed.
         GlobTooComplexError: The pattern is longer than :data:`MAX_PATTERN_CHARS` or its braces expand to more than
             :data:`MAX_ALTERNATIVES` alternatives (:data:`MAX_EXPANDED_TOKENS` characters).
     """
-    return compile_alternatives(parse_glob(pattern), ignore_case=not case_sensitive)
+    return compile_alternatives(parse_glob(pattern), ignore_case=not case_sensitive, end=end)
 
 
 def glob_match(pattern: str, path: str, *, case_sensitive: bool = True) -> bool:

@@ -146,10 +146,12 @@ def alternative_regex(tokens: Sequence[Token | _Choice]) -> str:
     return "".join(parts)
 
 
-def alternatives_source(alternatives: Sequence[Sequence[Token]]) -> str:
+def alternatives_source(alternatives: Sequence[Sequence[Token]], end: str = r"\Z") -> str:
     """The regex source matching a whole text against any of the alternatives (each ends in ``\\Z``).
 
-    It needs ``.`` to match newlines: wrap it in ``(?s:...)``.
+    It needs ``.`` to match newlines: wrap it in ``(?s:...)``. ``end`` replaces ``\\Z`` as the anchor after each
+    alternative; it must be a zero-width assertion that holds only before a ``/`` or at the end of the text (such as
+    ``(?=/)``), so that every segment still matches in one way.
     """
     tails: dict[tuple[Token, ...], list[str]] = {}
     for tokens in alternatives:
@@ -165,9 +167,14 @@ def alternatives_source(alternatives: Sequence[Sequence[Token]]) -> str:
             sources.append(alternative_regex([*head, _Choice(ends[0])] if ends[0] else head))
     if not sources:
         return "(?!)"
-    return sources[0] + r"\Z" if len(sources) == 1 else "|".join(rf"(?:{source})\Z" for source in sources)
+    return sources[0] + end if len(sources) == 1 else "|".join(f"(?:{source}){end}" for source in sources)
 
 
-def compile_alternatives(alternatives: Sequence[Sequence[Token]], *, ignore_case: bool = False) -> re.Pattern[str]:
-    """One regex whose ``match`` tells whether a whole ``/``-separated text matches any of the alternatives."""
-    return re.compile(f"(?s:{alternatives_source(alternatives)})", re.IGNORECASE if ignore_case else 0)
+def compile_alternatives(alternatives: Sequence[Sequence[Token]], *, ignore_case: bool = False,
+                         end: str = r"\Z") -> re.Pattern[str]:
+    """One regex whose ``match`` tells whether a whole ``/``-separated text matches any of the alternatives.
+
+    With ``end=r"(?<=.)(?=/)"`` it tells instead whether a non-empty part of the text before one of its ``/`` does
+    (a parent directory of a path), in one pass over the text.
+    """
+    return re.compile(f"(?s:{alternatives_source(alternatives, end)})", re.IGNORECASE if ignore_case else 0)

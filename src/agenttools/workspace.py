@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Literal
 
-from agenttools._glob import GlobSyntaxError, glob_match
+from agenttools._glob import PARENT_END, GlobSyntaxError, compile_glob, glob_match
 from agenttools._text import file_kind
 from agenttools.errors import (
     ConfigError,
@@ -60,10 +60,23 @@ def parse_size(value: int | str) -> int:
     return int(float(match.group(1)) * _UNITS[unit])
 
 
-def _is_git_dir(path: str) -> bool:
-    """Whether a directory looks like a git directory to git itself: a ``HEAD`` file, ``objects/`` and ``refs/``."""
-    return (os.path.isfile(os.path.join(path, "HEAD")) and os.path.isdir(os.path.join(path, "objects"))
-            and os.path.isdir(os.path.join(path, "refs")))
+def _is_git_dir(path: str, adding: str | None = None) -> bool:
+    """Whether a directory may look like a git directory to git itself (``is_git_directory`` in git's setup.c).
+
+    That is a ``HEAD`` — a file, or a symlink (git accepts a symlink to ``refs/...`` whether or not its target
+    exists) — with ``objects`` and ``refs``, or with a ``commondir`` file (a linked worktree's git directory,
+    whose objects and refs live elsewhere). Erring wide: ``objects``/``refs`` of any kind count, as git only
+    checks that it can ``access`` them. With ``adding``, that entry counts as present: whether creating it would
+    make ``path`` a git directory.
+    """
+    def has(name: str) -> bool:
+        return name == adding or os.path.lexists(os.path.join(path, name))
+
+    return has("HEAD") and (has("commondir") or (has("objects") and has("refs")))
+
+
+_GIT_DIR_ENTRIES = frozenset({"HEAD", "objects", "refs", "commondir"})
+"""The entries that make a directory a git directory (see :func:`_is_git_dir`)."""
 
 
 def _real_dir(path: str | os.PathLike[str], what: str) -> str:
@@ -199,13 +212,11 @@ class Workspace:
         if not self._deny:
             return None
         text = os.fspath(path).replace(os.sep, "/")
-        candidates = [text]
-        parent = os.path.dirname(text)
-        while parent and parent != candidates[-1]:
-            candidates.append(parent)
-            parent = os.path.dirname(parent)
         for given, anchored in self._deny:
-            if any(glob_match(anchored, c) for c in candidates):
+            # the path, "/", or any other parent: one linear pass each (a list of every parent was quadratic in
+            # memory and time for a model's path of 100,000 components)
+            if (glob_match(anchored, text) or (text.startswith("/") and glob_match(anchored, "/"))
+                    or compile_glob(anchored, end=PARENT_END).match(text) is not None):
                 return given
         return None
 
@@ -227,8 +238,9 @@ class Workspace:
         That is an entry named ``.git`` (a directory, or the ``gitdir:`` file of a submodule or worktree; the name
         compared case-insensitively) at any depth below the allowed directory, or anything below one, or below a
         directory git would take for a git directory (a ``HEAD`` file, ``objects/`` and ``refs/``: a bare
-        repository, or the target of a ``gitdir:`` pointer). Only components below the allowed directory count:
-        the caller chose the root.
+        repository, or the target of a ``gitdir:`` pointer), or an entry whose creation would make its directory
+        one (so a git directory cannot be assembled config first). Only components below the allowed directory
+        count: the caller chose the root.
         """
         text = os.path.normpath(os.fspath(path))
         root = self.root_of(text)
@@ -245,6 +257,13 @@ class Workspace:
             current = os.path.join(current, part)
             if _is_git_dir(current):
                 return current
+        current = root
+        for index, part in enumerate(parts):
+            # creating HEAD, objects, refs or commondir that completes a git directory's shape: its config may
+            # have been written first, while it did not look like one
+            if index and part in _GIT_DIR_ENTRIES and _is_git_dir(current, adding=part):
+                return current
+            current = os.path.join(current, part)
         return None
 
     def check_writable(self, *paths: str | os.PathLike[str]) -> None:

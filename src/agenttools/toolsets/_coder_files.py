@@ -90,7 +90,9 @@ def resolve(state: State, path: str) -> str:
 def _own_path(state: State, rel: str, real: str, kind: str) -> str:
     """``real`` re-resolved through the Workspace: inside the root, and a directory or regular file if it exists."""
     try:
-        resolved = str(state.workspace.resolve(real, expect="any"))
+        resolved = str(state.workspace.resolve(real, expect="any", write=True))
+    except ProtectedPathError:
+        raise Fail(f"path not allowed: {rel} (the toolset's own files are never written inside git metadata)") from None
     except (AccessDeniedError, PathError):
         raise Fail(f"path not allowed: {rel} (the toolset's own files must stay inside the project)") from None
     try:

@@ -14,11 +14,14 @@ an empty ``HOME``), and the environment is rebuilt from scratch so no inherited 
 
 from __future__ import annotations
 
+import mmap
 import os
 import re
 import shutil
 import stat
+import struct
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from agenttools import shell
@@ -31,6 +34,7 @@ GIT_OVERRIDES = (
     "core.fsmonitor=false", "core.hooksPath=/dev/null", "core.attributesFile=/dev/null", "core.pager=cat",
     "core.sshCommand=false", "core.askPass=false", "credential.helper=", "diff.external=",
     "diff.ignoreSubmodules=all", "protocol.allow=never", "submodule.recurse=false", "core.untrackedCache=false",
+    "index.threads=1",
 )
 """``-c`` overrides given on top of the shadow config (belt and braces: the shadow config sets none of them)."""
 _DIFF_FLAGS = ("diff", "--no-color", "--no-ext-diff", "--no-textconv", "--ignore-submodules=all")
@@ -143,6 +147,95 @@ def _check_objects(root: str, objects: str, depth: int = 0) -> None:
         _check_objects(root, other, depth + 1)
 
 
+def _varint(data: bytes | mmap.mmap, pos: int) -> tuple[int, int]:
+    """The offset varint of git's ``varint.c`` at ``pos``: ``(value, position after it)``."""
+    byte = data[pos]
+    pos += 1
+    value = byte & 127
+    while byte & 128:
+        byte = data[pos]
+        pos += 1
+        value = ((value + 1) << 7) + (byte & 127)
+    return value, pos
+
+
+def _strlen(data: bytes | mmap.mmap, pos: int) -> int:
+    end = data.find(b"\0", pos)
+    if end < 0:
+        raise ValueError("unterminated name")
+    return end - pos
+
+
+def _index_names(data: bytes | mmap.mmap, hash_size: int) -> Iterator[tuple[bytes, int]]:
+    """Every entry's ``(name, mode)`` in a git index, read as git's ``read-cache.c`` reads it in one thread."""
+    if len(data) < 12 or data[:4] != b"DIRC":
+        raise GitRefused("git_diff: the index is not a git index")
+    version, count = struct.unpack(">II", data[4:12])
+    if version not in (2, 3, 4):
+        raise GitRefused(f"git_diff: unsupported index version {version}")
+    offset, previous = 12, b""
+    for number in range(count):
+        (mode,) = struct.unpack(">I", data[offset + 24:offset + 28])
+        pos = offset + 40 + hash_size
+        (flags,) = struct.unpack(">H", data[pos:pos + 2])
+        pos += 4 if flags & 0x4000 else 2
+        length = flags & 0xFFF
+        if version == 4:
+            strip, pos = _varint(data, pos)
+            if number and strip > len(previous):
+                raise GitRefused("git_diff: malformed name in the index")
+            copied = len(previous) - strip if number else 0
+            if length == 0xFFF:
+                length = _strlen(data, pos) + copied
+            if length < copied:
+                raise GitRefused("git_diff: malformed name in the index")
+            name = previous[:copied] + bytes(data[pos:pos + length - copied])
+            offset = pos + length - copied + 1
+        else:
+            if length == 0xFFF:
+                length = _strlen(data, pos)
+            name = bytes(data[pos:pos + length])
+            offset += (40 + hash_size + (4 if flags & 0x4000 else 2) + length + 8) & ~7
+        if len(name) != length or offset > len(data):
+            raise GitRefused("git_diff: the index is truncated")
+        yield name, mode
+        previous = name
+
+
+def _check_index(index: str, hash_size: int) -> None:
+    """Refuse an index naming a path git would read outside the work tree (``../x``, ``/etc/x``, ``a/../../x``).
+
+    git checks index paths when it writes them, never when it reads them: ``git diff`` would ``lstat`` and read
+    whatever file a crafted index entry names, and print it. A NUL inside a name (git would cut the name there) is
+    refused too. The index is read the way git reads it with ``index.threads=1`` (also given to git).
+    """
+    try:
+        fd = os.open(index, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except OSError as exc:
+        raise GitRefused(f"git_diff: cannot read the index: {exc.strerror}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise GitRefused(f"git_diff: not a regular file: {index}")
+        if info.st_size == 0:
+            raise GitRefused("git_diff: the index is not a git index")
+        with mmap.mmap(fd, 0, access=mmap.ACCESS_READ) as data:
+            try:
+                for name, mode in _index_names(data, hash_size):
+                    _check_index_name(name, mode)
+            except (IndexError, ValueError, struct.error):
+                raise GitRefused("git_diff: the index is truncated or malformed") from None
+    finally:
+        os.close(fd)
+
+
+def _check_index_name(name: bytes, mode: int) -> None:
+    text = name[:-1] if stat.S_ISDIR(mode) and name.endswith(b"/") else name  # a sparse directory entry
+    if b"\0" in text or text.startswith(b"/") or any(part in (b"", b".", b"..") for part in text.split(b"/")):
+        shown = text.decode("utf-8", errors="backslashreplace")
+        raise GitRefused(f"git_diff: the index names a path outside the work tree: {shown!r}")
+
+
 def _find_git() -> str:
     """Git's absolute path, looked up on the absolute entries of PATH only (a relative entry would be the project)."""
     for directory in _absolute_path():
@@ -246,9 +339,12 @@ def git_diff_text(root: str | os.PathLike[str]) -> str:
     git = _find_git()
     shadow = tempfile.mkdtemp(prefix="agenttools-git-")
     try:
-        _write_shadow(shadow, _copied_config(git, config, shadow))
+        copied = _copied_config(git, config, shadow)
+        hash_size = 32 if copied.get("extensions.objectformat") == "sha256" else 20
+        _write_shadow(shadow, copied)
         if os.path.lexists(index):
             index = _real_inside(top, index, "the index")
+            _check_index(index, hash_size)
         else:
             index = os.path.join(shadow, "index")  # no index yet: an empty one, nothing to diff
         env = safe_env(shadow, {"GIT_DIR": shadow, "GIT_WORK_TREE": top, "GIT_INDEX_FILE": index,

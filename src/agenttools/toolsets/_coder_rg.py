@@ -16,7 +16,9 @@ from collections.abc import Callable
 
 import attrs
 
-__all__ = ["ALLOWED", "FLAGS", "MAX_SIZE_LIMIT", "MAX_THREADS", "Flag", "RgArgumentError", "check_args"]
+__all__ = [
+    "ALLOWED", "FLAGS", "MAX_SIZE_LIMIT", "MAX_THREADS", "REFUSED_NEGATIONS", "Flag", "RgArgumentError", "check_args",
+]
 
 MAX_THREADS = 64
 """The most threads ``-j``/``--threads`` may ask for."""
@@ -85,7 +87,13 @@ ALLOWED = frozenset(FLAGS) - {
 ``-z``/``--search-zip``, which starts decompressors), leave the project (``-L``/``--follow``), or print what lies
 outside it (``--debug``/``--trace`` name ignore files and paths outside the root; ``--hyperlink-format`` the host
 and absolute paths); ``--generate`` is of no use to a model. ``--no-config`` is always given by the toolset.
-Negations (``--no-follow``, ``--no-pre``...) only switch things off and are always allowed."""
+Negations (``--no-follow``, ``--no-pre``...) only switch things off and are allowed, except those in
+:data:`REFUSED_NEGATIONS`."""
+
+REFUSED_NEGATIONS = frozenset({"ignore-messages"})
+"""Negations a model may not pass: ``--ignore-messages`` undoes the ``--no-ignore-messages`` the toolset always
+gives, and ripgrep's ignore-file messages quote the offending lines of ignore files it reads — a ``.ignore``
+symlinked to a file outside the project, or the ``.gitignore`` of a directory above the root."""
 
 _LONG: dict[str, tuple[Flag, bool]] = {}
 _SHORT: dict[str, Flag] = {}
@@ -124,6 +132,8 @@ def _check_value(flag: Flag, value: str, shown: str, check_path: Callable[[str, 
 
 
 def _use(flag: Flag, negated: bool, shown: str) -> None:
+    if negated and flag.negated in REFUSED_NEGATIONS:
+        raise _refuse(shown, "it would print lines of ignore files, which may lie outside the project")
     if not negated and flag.name not in ALLOWED:
         raise _refuse(shown, "it runs programs, reaches outside the project or is not available here")
 
