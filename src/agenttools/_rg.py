@@ -31,7 +31,7 @@ from agenttools._ignore import IgnoreRules
 from agenttools._text import detect_bom, open_regular, read_regular
 from agenttools.search import GrepMatch
 
-__all__ = ["FifoBlockedError", "blocked_on_fifo", "find_rg", "grep"]
+__all__ = ["MAX_MEMORY", "RipgrepStuckError", "check_ripgrep", "find_rg", "grep"]
 
 _GLOB_CHARS = frozenset("*?[{\\")
 _RG_BUFFER = 64 * 1024  # ripgrep's default read buffer: its binary detection sees at least this much
@@ -134,8 +134,8 @@ def grep(
         return None  # one argument over the kernel's limit fails with E2BIG: the Python backend serves it
     try:
         return _grep(root, args, anchored, include_re, rules, deadline, limit)
-    except FifoBlockedError:
-        return None  # an ignore file is a FIFO: the Python backend passes it by (it never opens one)
+    except RipgrepStuckError:
+        return None  # an ignore file is a FIFO or a device: the Python backend passes it by (it never opens one)
 
 
 def _grep(root: Path, args: list[str], anchored: str | None, include_re: regex.Pattern[str] | None,
@@ -201,32 +201,48 @@ def _ignore_args(root: Path, rules: IgnoreRules | None) -> Iterator[list[str] | 
         os.unlink(handle.name)
 
 
-_POLL = 0.25  # seconds between checks of a quiet ripgrep: was its call cancelled, is it stuck on a FIFO?
+_POLL = 0.25  # seconds between checks of a running ripgrep: was its call cancelled, is it stuck?
+MAX_MEMORY = 1 << 30
+"""Resident memory a ripgrep may take (1 GiB) before it is stopped: an ignore file linked to ``/dev/zero`` is one
+endless line that ripgrep holds in memory (2 GB in two seconds)."""
 
 
-class FifoBlockedError(OSError):
-    """ripgrep is stuck opening a FIFO: an ignore file (``.gitignore``, ``.ignore``) in the tree is a named pipe."""
+class RipgrepStuckError(OSError):
+    """ripgrep cannot finish well: it waits on a FIFO or grows without bound, because of a file in the tree."""
 
 
-def blocked_on_fifo(pid: int) -> bool:
-    """Whether a thread of process ``pid`` waits in the kernel for the other end of a FIFO it opens (Linux).
+def check_ripgrep(pid: int, *, max_memory: int = MAX_MEMORY) -> None:
+    """Raise :class:`RipgrepStuckError` when ripgrep (process ``pid``) is stuck on a file in the tree (Linux).
 
-    ripgrep reads every ``.gitignore``, ``.ignore`` and ``.rgignore`` on its walk and opens one that is a FIFO,
-    which blocks until a writer comes. A workspace may hold such a file; the callers stop ripgrep instead of
-    waiting out their deadline. False where ``/proc`` does not tell.
+    ripgrep reads every ``.gitignore``, ``.ignore`` and ``.rgignore`` on its walk. One that is a FIFO blocks its
+    ``open`` until a writer comes (a thread waits in the kernel's ``wait_for_partner``); one linked to a device such
+    as ``/dev/zero`` is read forever. Callers stop ripgrep instead of waiting out their deadline. Nothing is
+    raised where ``/proc`` does not tell.
+
+    Raises:
+        RipgrepStuckError: Waiting on a FIFO, or over ``max_memory`` bytes resident.
     """
     try:
+        with open(f"/proc/{pid}/status", "rb") as handle:
+            status = handle.read()
         tasks = os.listdir(f"/proc/{pid}/task")
     except OSError:
-        return False
+        return
+    for line in status.splitlines():
+        if line.startswith(b"VmRSS:"):
+            if int(line.split()[1]) * 1024 > max_memory:
+                raise RipgrepStuckError(f"it took more than {max_memory >> 20} MiB of memory (a file it reads, such "
+                                        "as an ignore file linked to a device, does not end)")
+            break
     for task in tasks:
         try:
             with open(f"/proc/{pid}/task/{task}/wchan", "rb") as handle:
-                if handle.read() == b"wait_for_partner":
-                    return True
+                waiting = handle.read() == b"wait_for_partner"
         except OSError:
             continue
-    return False
+        if waiting:
+            raise RipgrepStuckError("it was opening a FIFO (an ignore file in the project is a named pipe), which "
+                                    "would block it forever")
 
 
 class _Ripgrep:
@@ -250,16 +266,19 @@ class _Ripgrep:
         fd = self.proc.stdout.fileno()
         separator = self.separator
         scope = current_scope()
+        check_at = time.monotonic() + _POLL
         pending: list[bytes] = []  # the pieces of an incomplete record: only each new chunk is searched, never
         while True:  # the whole of a long record again (that made a 60 MB line quadratic)
-            remaining = self.deadline - time.monotonic()
+            now = time.monotonic()
+            remaining = self.deadline - now
             if remaining <= 0:
                 raise TimeoutError
-            if not select.select([fd], [], [], min(remaining, _POLL))[0]:
+            if now >= check_at:  # every quarter second, with or without output
+                check_at = now + _POLL
                 if scope is not None and scope.cancelled:
                     raise TimeoutError  # the call was cancelled: stop ripgrep now (the ``with`` block kills it)
-                if blocked_on_fifo(self.proc.pid):
-                    raise FifoBlockedError
+                check_ripgrep(self.proc.pid)
+            if not select.select([fd], [], [], min(remaining, _POLL))[0]:
                 continue
             chunk = os.read(fd, 1 << 18)
             if not chunk:

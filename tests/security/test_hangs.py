@@ -230,3 +230,27 @@ def test_coder_rg_stops_on_an_ignore_file_that_is_a_fifo(tmp_path):
     reg.close()
     assert out.is_error
     assert "it was opening a FIFO" in out.text
+
+
+@pytest.mark.parametrize("backend", ["rg", "python"])
+def test_an_ignore_file_linked_to_a_device_is_not_read_forever(tmp_path, monkeypatch, backend):
+    """ripgrep reads an ignore file linked to /dev/zero as one endless line (2 GB in two seconds): it is stopped."""
+    monkeypatch.setenv("AGENTTOOLS_SEARCH_BACKEND", backend)
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".gitignore").symlink_to("/dev/zero")
+    (tmp_path / "a.txt").write_text("needle\n")
+    reg = agenttools.toolset("gemini", root=str(tmp_path))
+    out = _call(reg, "search_file_content", {"pattern": "needle"})
+    reg.close()
+    assert not out.is_error, out.text
+    assert "a.txt" in out.text
+
+
+def test_coder_rg_stops_on_an_ignore_file_linked_to_a_device(tmp_path):
+    (tmp_path / ".ignore").symlink_to("/dev/zero")
+    (tmp_path / "a.txt").write_text("needle\n")
+    reg = agenttools.toolset("coder", root=str(tmp_path))
+    out = _call(reg, "rg", {"pattern": "needle"})
+    reg.close()
+    assert out.is_error
+    assert "rg stopped: it took more than 1024 MiB of memory" in out.text

@@ -16,7 +16,7 @@ from typing import Any
 
 from agenttools import _coreutils, search, stats, web
 from agenttools._calls import current_scope
-from agenttools._rg import blocked_on_fifo, find_rg
+from agenttools._rg import RipgrepStuckError, check_ripgrep, find_rg
 from agenttools._text import atomic_write, open_file, read_limited
 from agenttools.errors import AgentToolsError, PatternError, ToolInputError
 from agenttools.toolsets._coder_files import Fail, State, resolve, write_own_file
@@ -104,6 +104,7 @@ def _run_head(argv: list[str], cwd: str | os.PathLike[str], timeout: float = 120
     """
     keep = 4 * MAX_OUTPUT
     scope = current_scope()
+    check_at = time.monotonic() + 0.25
     proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
     assert proc.stdout is not None  # noqa: S101 - PIPE
@@ -120,14 +121,15 @@ def _run_head(argv: list[str], cwd: str | os.PathLike[str], timeout: float = 120
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     raise Fail(f"timed out after {timeout:g} seconds")
-                events = selector.select(min(remaining, 0.25))
-                if not events:
+                if time.monotonic() >= check_at:  # every quarter second, with or without output
+                    check_at = time.monotonic() + 0.25
                     if scope is not None and scope.cancelled:
                         raise Fail("cancelled")
-                    if blocked_on_fifo(proc.pid):
-                        raise Fail(f"{os.path.basename(argv[0])} stopped: it was opening a FIFO (an ignore file "
-                                   "in the project is a named pipe), which would block it forever")
-                for key, _ in events:
+                    try:
+                        check_ripgrep(proc.pid)
+                    except RipgrepStuckError as exc:
+                        raise Fail(f"{os.path.basename(argv[0])} stopped: {exc}") from None
+                for key, _ in selector.select(min(remaining, 0.25)):
                     chunk = os.read(key.fd, 1 << 16)
                     if not chunk:
                         selector.unregister(key.fileobj)
