@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+import contextlib
+import time
+from pathlib import Path
 from typing import Literal
 
 import pytest
@@ -40,6 +43,30 @@ def process_alive(pid: int) -> bool:
             return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
     except (FileNotFoundError, ProcessLookupError):  # gone before or while /proc was read
         return False
+
+
+GONE_WITHIN = 15.0
+"""Seconds a killed process may take to disappear: a loaded 2-core machine is slow, a leak is forever."""
+
+
+def read_pid(path: Path, timeout: float = 30.0) -> int:
+    """The pid a command wrote to ``path``, waiting up to ``timeout`` seconds for it."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError, ValueError):
+            return int(path.read_text().strip())
+        time.sleep(0.05)
+    raise AssertionError(f"{path} was never written")
+
+
+def gone(pid: int, within: float = GONE_WITHIN) -> bool:
+    """Whether process ``pid`` is gone (or a zombie) within ``within`` seconds."""
+    deadline = time.monotonic() + within
+    while process_alive(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
 
 
 def _marked_processes(marker: str) -> list[int]:

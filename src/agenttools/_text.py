@@ -29,8 +29,8 @@ from agenttools.errors import (
 )
 
 __all__ = ["TextFormat", "atomic_write", "decode", "detect_bom", "encode", "file_kind", "iter_decoded",
-           "make_dirs_beneath", "newline_style", "open_dir", "open_file", "open_regular", "path_lock", "read_fd",
-           "read_limited", "read_regular", "sniff_format"]
+           "make_dirs_beneath", "newline_style", "open_dir", "open_file", "open_regular", "path_lock", "read_checked",
+           "read_fd", "read_limited", "read_regular", "sniff_format"]
 
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
@@ -336,6 +336,20 @@ def read_limited(fd: int, size: int, *, limit: int | None, path: str) -> bytes:
             raise FileTooLargeError(path=path, size=total, limit=limit)
         want = min(limit + 1 - total, 1 << 20)
     return b"".join(chunks)
+
+
+def read_checked(path: str, *, root: str | None, max_size: int | None) -> bytes:
+    """The bytes of a regular file, opened as :func:`open_file` does and read as :func:`read_limited` does.
+
+    Raises:
+        NotFoundError, IsDirectoryError, SpecialFileError, FileTooLargeError, OSError: As :func:`open_file`
+            and :func:`read_limited` raise them.
+    """
+    fd, st = open_file(path, root=root, max_size=max_size)
+    try:
+        return read_limited(fd, st.st_size, limit=max_size, path=path)
+    finally:
+        os.close(fd)
 
 
 def sniff_format(head: bytes, *, complete: bool, path: str = "<bytes>") -> TextFormat:

@@ -20,9 +20,8 @@ from agenttools._text import (
     encode,
     file_kind,
     make_dirs_beneath,
-    open_file,
     path_lock,
-    read_limited,
+    read_checked,
 )
 from agenttools.errors import (
     AlreadyExistsError,
@@ -128,12 +127,7 @@ def replace_text(
 def _read_for_edit(ws: Workspace, real: Path, limit: int) -> tuple[str, TextFormat]:
     """Decode a file to edit: opened without following a symlink or blocking, its size checked first."""
     text_path = str(real)
-    fd, st = open_file(text_path, root=ws.root_of(text_path), max_size=limit)
-    try:
-        raw = read_limited(fd, st.st_size, limit=limit, path=text_path)
-    finally:
-        os.close(fd)
-    return decode(raw, path=text_path)
+    return decode(read_checked(text_path, root=ws.root_of(text_path), max_size=limit), path=text_path)
 
 
 def _write_checked(ws: Workspace, text_path: str, data: bytes, limit: int, *, mode: int | None = None) -> None:

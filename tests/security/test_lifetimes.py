@@ -19,28 +19,7 @@ import pytest
 from agenttools import toolset
 from agenttools.process import ProcessManager
 from agenttools.registry import CallLimiter, Registry
-from conftest import process_alive
-
-GONE_WITHIN = 15.0
-
-
-def _read_pid(path: Path, timeout: float = 30.0) -> int:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        with contextlib.suppress(OSError, ValueError):
-            return int(path.read_text().strip())
-        time.sleep(0.05)
-    raise AssertionError(f"{path} was never written")
-
-
-def _gone(pid: int, within: float = GONE_WITHIN) -> bool:
-    deadline = time.monotonic() + within
-    while process_alive(pid):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.1)
-    return True
-
+from conftest import GONE_WITHIN, gone, process_alive, read_pid
 
 # --- cancelling acall kills the command (item 5, without MCP) -----------------------------------------------------
 
@@ -58,7 +37,7 @@ def test_cancelling_acall_kills_the_command(tmp_path, with_limiter):
             call.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await call
-            pid = _read_pid(pid_file)
+            pid = read_pid(pid_file)
             deadline = time.monotonic() + GONE_WITHIN  # checked before asyncio.run waits for the worker thread
             while process_alive(pid) and time.monotonic() < deadline:
                 await asyncio.sleep(0.1)
@@ -178,8 +157,8 @@ def test_an_unclosed_toolset_leaves_nothing_at_exit(tmp_path, case, held):
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
                           stdin=subprocess.DEVNULL, check=False)
     assert done.returncode == 0, done.stderr
-    pid = _read_pid(pid_file, timeout=5)
-    assert _gone(pid), f"{case}: a background job outlived the interpreter"
+    pid = read_pid(pid_file, timeout=5)
+    assert gone(pid), f"{case}: a background job outlived the interpreter"
 
 
 @pytest.mark.parametrize(("name", "tool", "argument"), [("editor", "bash", "command"),
@@ -189,11 +168,11 @@ def test_a_collected_toolset_kills_what_its_commands_left(tmp_path, name, tool, 
     reg = toolset(name, root=str(tmp_path))
     out = reg.call(tool, {argument: f"sleep 300 & echo $! > {pid_file}"})
     assert not out.is_error, out.text
-    pid = _read_pid(pid_file)
+    pid = read_pid(pid_file)
     assert process_alive(pid)
     del reg, out
     gc.collect()
-    assert _gone(pid), "a background job outlived its garbage-collected toolset"
+    assert gone(pid), "a background job outlived its garbage-collected toolset"
 
 
 # --- the assistant's finished records are bounded (item 10) -----------------------------------------------------

@@ -28,9 +28,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from conftest import process_alive
-
-GONE_WITHIN = 15.0  # seconds; a loaded 2-core machine is slow, a leak is forever
+from conftest import GONE_WITHIN, gone, process_alive, read_pid
 
 
 def _free_port() -> int:
@@ -79,14 +77,6 @@ def http_url(root: Path) -> Iterator[str]:
             proc.wait()
 
 
-def _read_pid(path: Path, timeout: float = 30.0) -> int:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        with contextlib.suppress(OSError, ValueError):
-            return int(path.read_text().strip())
-        time.sleep(0.05)
-    raise AssertionError(f"{path} was never written")
-
 
 async def _aread_pid(path: Path, timeout: float = 30.0) -> int:
     deadline = time.monotonic() + timeout
@@ -95,15 +85,6 @@ async def _aread_pid(path: Path, timeout: float = 30.0) -> int:
             return int(path.read_text().strip())
         await asyncio.sleep(0.05)
     raise AssertionError(f"{path} was never written")
-
-
-def _gone(pid: int, within: float = GONE_WITHIN) -> bool:
-    deadline = time.monotonic() + within
-    while process_alive(pid):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.1)
-    return True
 
 
 def _sleeper(pid_file: Path) -> str:
@@ -205,10 +186,10 @@ def test_a_dropped_http_client_kills_its_command(http_url, root):
     call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
             "params": {"name": "bash", "arguments": {"command": _sleeper(pid_file)}}}
     with httpx.Client(timeout=30) as dropping, dropping.stream("POST", http_url, json=call, headers=headers):
-        pid = _read_pid(pid_file)
+        pid = read_pid(pid_file)
         assert process_alive(pid)
     # leaving both blocks closed the connection with the answer unread: the client is gone
-    assert _gone(pid), "the command of a call whose client disconnected was still running"
+    assert gone(pid), "the command of a call whose client disconnected was still running"
     with httpx.Client(timeout=30) as client:  # the session itself is still there
         again = {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
                  "params": {"name": "bash", "arguments": {"command": "echo alive"}}}
@@ -252,11 +233,11 @@ def _signal_stops(proc: subprocess.Popen[bytes], signum: signal.Signals, pid_fil
             "name": "run_shell_command", "arguments": {"command": f"sleep 300 & echo $! > {pid_file}"}}})
         started = _answer(proc, 2)
         assert "Background PIDs" in started["result"]["content"][0]["text"]
-        pid = _read_pid(pid_file)
+        pid = read_pid(pid_file)
         assert process_alive(pid)
         proc.send_signal(signum)
         proc.wait(GONE_WITHIN)
-        assert _gone(pid), f"the background job outlived the server stopped by {signum.name}"
+        assert gone(pid), f"the background job outlived the server stopped by {signum.name}"
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -274,7 +255,7 @@ def test_a_signal_stops_the_http_server_and_its_processes(signum, root):
         assert process_alive(pid)
         proc.send_signal(signum)
         proc.wait(30)
-        assert _gone(pid), "the background job of an open HTTP session outlived the server"
+        assert gone(pid), "the background job of an open HTTP session outlived the server"
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -293,7 +274,7 @@ def _open_session_without_end(url: str, pid_file: Path) -> int:
         client.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
         client.post(url, headers=headers, json={"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
             "name": "bash", "arguments": {"command": f"sleep 300 & echo $! > {pid_file}"}}})
-    return _read_pid(pid_file)
+    return read_pid(pid_file)
 
 
 # --- item 7: an ended HTTP session is freed -----------------------------------------------------------------------
@@ -332,8 +313,8 @@ def test_an_ended_http_session_is_closed_and_freed(root):
             # leaving the client DELETEs the session
 
         asyncio.run(asyncio.wait_for(main(), 60))
-        pid = _read_pid(pid_file)
-        assert _gone(pid), "the ended session's background task outlived it"
+        pid = read_pid(pid_file)
+        assert gone(pid), "the ended session's background task outlived it"
         session_registries = made[1:]  # made[0] is the template build_server reads the definitions from
         assert len(session_registries) == 1
         deadline = time.monotonic() + GONE_WITHIN

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from agenttools import edit, files
-from agenttools._text import decode, open_file, read_limited
+from agenttools._text import decode, read_checked
 from agenttools.errors import (
     AgentToolsError,
     EditError,
@@ -45,19 +45,12 @@ def _read_bytes(lexical: str, real: str, state: State) -> bytes:
             raise Fail(f"failed to read file: {lexical} is {st.st_size} bytes, exceeds maximum "
                        f"{ws.max_file_size} bytes")
         try:  # opened without blocking and checked on the descriptor: a FIFO swapped in meanwhile cannot hang
-            fd, opened = open_file(real, root=ws.root_of(real), max_size=ws.max_file_size)
+            return read_checked(real, root=ws.root_of(real), max_size=ws.max_file_size)
         except SpecialFileError:
             raise Fail(f"failed to read file: read {lexical}: not a regular file") from None
         except FileTooLargeError as exc:
             raise Fail(f"failed to read file: {lexical} is {exc.size} bytes, exceeds maximum "
                        f"{ws.max_file_size} bytes") from None
-        try:
-            return read_limited(fd, opened.st_size, limit=ws.max_file_size, path=real)
-        except FileTooLargeError as exc:
-            raise Fail(f"failed to read file: {lexical} is {exc.size} bytes, exceeds maximum "
-                       f"{ws.max_file_size} bytes") from None
-        finally:
-            os.close(fd)
     except IsADirectoryError as exc:
         raise Fail(f"failed to read file: {go_error('read', lexical, exc)}") from None
     except OSError as exc:

@@ -16,7 +16,7 @@ import attrs
 from agenttools import edit, files
 from agenttools._glob import GlobSyntaxError, compile_glob
 from agenttools._gostr import unescape_go_string
-from agenttools._text import atomic_write, decode, open_file, read_limited
+from agenttools._text import atomic_write, decode, read_checked
 from agenttools.errors import (
     AccessDeniedError,
     AgentToolsError,
@@ -163,11 +163,7 @@ def read_file(state: State, args: dict[str, Any]) -> str:
     if size > state.workspace.max_file_size:
         raise Fail(f"read {path}: file is {size} bytes, exceeds maximum {state.workspace.max_file_size} bytes")
     try:  # opened without blocking and checked with fstat: a FIFO swapped in after the checks is never read
-        fd, st = open_file(real, root=state.workspace.root_of(real), max_size=state.workspace.max_file_size)
-        try:
-            raw = read_limited(fd, st.st_size, limit=state.workspace.max_file_size, path=path)
-        finally:
-            os.close(fd)
+        raw = read_checked(real, root=state.workspace.root_of(real), max_size=state.workspace.max_file_size)
     except FileTooLargeError as exc:
         raise Fail(f"read {path}: file is {exc.size} bytes, exceeds maximum {exc.limit} bytes") from None
     except (SpecialFileError, IsADirectoryError):

@@ -17,7 +17,7 @@ from typing import Any
 from agenttools import _coreutils, search, stats, web
 from agenttools._calls import current_scope
 from agenttools._rg import RipgrepStuckError, check_ripgrep, find_rg
-from agenttools._text import atomic_write, open_file, read_limited
+from agenttools._text import atomic_write, read_checked
 from agenttools.errors import AgentToolsError, PatternError, ToolInputError
 from agenttools.toolsets._coder_files import Fail, State, resolve, write_own_file
 from agenttools.toolsets._coder_git import GitRefused, git_diff_text
@@ -354,11 +354,7 @@ def html_to_markdown(state: State, args: dict[str, Any]) -> str:
     if ws.protected_by(out_real) is not None or ws.protected_by(os.path.join(state.root, out_path)) is not None:
         raise Fail(f"path not allowed: {out_path} (inside git metadata)")
     try:  # opened without blocking, fstat-checked and bounded by max_file_size
-        fd, st = open_file(real, root=ws.root_of(real), max_size=ws.max_file_size)
-        try:
-            html = read_limited(fd, st.st_size, limit=ws.max_file_size, path=path).decode("utf-8", errors="replace")
-        finally:
-            os.close(fd)
+        html = read_checked(real, root=ws.root_of(real), max_size=ws.max_file_size).decode("utf-8", errors="replace")
     except AgentToolsError as exc:
         raise Fail(f"cannot read {path}: {exc}") from None
     except OSError as exc:
