@@ -164,9 +164,10 @@ def compile_pattern(pattern: str, *, ignore_case: bool = True) -> regex.Pattern[
 
     Raises:
         PatternError: The pattern does not compile, or its counted repeats multiply out to more than
-            :data:`MAX_REPEAT_EXPANSION` items.
+            :data:`MAX_REPEAT_EXPANSION` items (or the pattern's own length, when that is longer: long literal
+            text costs what it says, only repeats multiply).
     """
-    if _repeat_expansion(pattern) > MAX_REPEAT_EXPANSION:
+    if _repeat_expansion(pattern) > max(MAX_REPEAT_EXPANSION, len(pattern)):  # repeats, not long literal text
         raise PatternError(pattern=pattern, kind="regex",
                            reason=f"its counted repeats multiply out to more than {MAX_REPEAT_EXPANSION} items")
     try:
