@@ -16,7 +16,7 @@ PINNED = [
     "AccessDeniedError", "AgentToolsError", "AlreadyExistsError", "ArgumentsError", "ChannelNotFoundError", "ConfigError", "ContentBlock", "DataBlock", "DeniedPathError", "EditError", "EncodingError",
     "ErrorRenderer", "FileTooLargeError", "HardLinkError", "ImageBlock", "IsDirectoryError", "MatchCountError", "NoChangeError", "NoMatchError", "NotDirectoryError", "NotFoundError",
     "OutsideWorkspaceError", "PathError", "PatternError", "ProcessLimitError", "ProtectedPathError", "Registry", "SendError", "SpecialFileError", "TextBlock", "Tool",
-    "ToolDefinitionError", "ToolInputError", "ToolOutput", "ToolTimeoutError", "UnknownProcessError", "UnknownToolError",
+    "ToolDefinitionError", "ToolFailure", "ToolInputError", "ToolOutput", "ToolTimeoutError", "UnknownProcessError", "UnknownToolError",
     "ValidationIssue", "Workspace", "toolset",
 ]
 
@@ -28,8 +28,9 @@ def test_all_is_pinned_and_sorted():
         assert hasattr(agenttools, name)
 
 
-def test_public_classes_live_in_the_agenttools_namespace():
-    assert agenttools.ToolOutput.__module__ == "agenttools"
+def test_public_classes_report_the_module_that_defines_them():
+    assert agenttools.ToolOutput.__module__ == "agenttools.output"
+    assert agenttools.MatchCountError.__module__ == "agenttools.errors"
     assert repr(agenttools.ToolOutput(text="x")).startswith("ToolOutput(")
 
 

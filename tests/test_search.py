@@ -10,9 +10,9 @@ import pytest
 
 import search_corpus
 from agenttools import PatternError, ToolTimeoutError, Workspace
-from agenttools._ignore import IgnoreRules, walk_files
-from agenttools._rg import _rebase, find_rg
 from agenttools.search import glob_files, grep
+from agenttools.search.ignore import IgnoreRules, walk_files
+from agenttools.search.rg import _rebase, find_rg
 
 
 @pytest.fixture(scope="session")
@@ -272,7 +272,7 @@ def test_glob_backends_agree_on_nested_rules(ignored_tree):
     ],
 )
 def test_name_filter_narrows_only_what_it_can_prove(pattern, case_sensitive, expected):
-    from agenttools._rg import name_filter
+    from agenttools.search.rg import name_filter
 
     assert name_filter(pattern, case_sensitive=case_sensitive) == expected
 
@@ -299,7 +299,7 @@ def test_undecodable_bom_file_is_binary_in_both_backends(tmp_path):
 @pytest.mark.parametrize(("pattern", "include", "path"), QUERIES)
 def test_large_files_searched_in_blocks_agree_with_ripgrep(corpus, monkeypatch, pattern, include, path):
     """Every file takes the bounded-memory block path (odd block size: characters and lines split across reads)."""
-    from agenttools import _pygrep
+    from agenttools.search import python as _pygrep
 
     monkeypatch.setattr(_pygrep, "_LARGE", 0)
     monkeypatch.setattr(_pygrep, "_BLOCK", 777)
@@ -312,7 +312,7 @@ def test_large_files_searched_in_blocks_agree_with_ripgrep(corpus, monkeypatch, 
 
 
 def test_block_search_drops_a_file_whose_nul_comes_late(tmp_path, monkeypatch):
-    from agenttools import _pygrep
+    from agenttools.search import python as _pygrep
 
     monkeypatch.setattr(_pygrep, "_LARGE", 10)
     monkeypatch.setattr(_pygrep, "_BLOCK", 64)

@@ -12,7 +12,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from agenttools._output import ContentBlock, DataBlock, ImageBlock, TextBlock, ToolOutput
+    from agenttools.blocks import ContentBlock, DataBlock, ImageBlock, TextBlock
     from agenttools.errors import (
         AccessDeniedError,
         AgentToolsError,
@@ -39,13 +39,16 @@ if TYPE_CHECKING:
         SendError,
         SpecialFileError,
         ToolDefinitionError,
+        ToolFailure,
         ToolInputError,
         ToolTimeoutError,
         UnknownProcessError,
         UnknownToolError,
-        ValidationIssue,
     )
-    from agenttools.registry import ErrorRenderer, Registry, Tool
+    from agenttools.output import ToolOutput
+    from agenttools.registry import Registry
+    from agenttools.schema import ValidationIssue
+    from agenttools.tool import ErrorRenderer, Tool
     from agenttools.toolsets import toolset
     from agenttools.workspace import Workspace
 
@@ -84,6 +87,7 @@ __all__ = [
     "TextBlock",
     "Tool",
     "ToolDefinitionError",
+    "ToolFailure",
     "ToolInputError",
     "ToolOutput",
     "ToolTimeoutError",
@@ -101,15 +105,15 @@ _EXPORTS: dict[str, str] = {
     "ArgumentsError": "agenttools.errors",
     "ChannelNotFoundError": "agenttools.errors",
     "ConfigError": "agenttools.errors",
-    "ContentBlock": "agenttools._output",
-    "DataBlock": "agenttools._output",
+    "ContentBlock": "agenttools.blocks",
+    "DataBlock": "agenttools.blocks",
     "DeniedPathError": "agenttools.errors",
     "EditError": "agenttools.errors",
     "EncodingError": "agenttools.errors",
-    "ErrorRenderer": "agenttools.registry",
+    "ErrorRenderer": "agenttools.tool",
     "FileTooLargeError": "agenttools.errors",
     "HardLinkError": "agenttools.errors",
-    "ImageBlock": "agenttools._output",
+    "ImageBlock": "agenttools.blocks",
     "IsDirectoryError": "agenttools.errors",
     "MatchCountError": "agenttools.errors",
     "NoChangeError": "agenttools.errors",
@@ -124,22 +128,23 @@ _EXPORTS: dict[str, str] = {
     "Registry": "agenttools.registry",
     "SendError": "agenttools.errors",
     "SpecialFileError": "agenttools.errors",
-    "TextBlock": "agenttools._output",
-    "Tool": "agenttools.registry",
+    "TextBlock": "agenttools.blocks",
+    "Tool": "agenttools.tool",
     "ToolDefinitionError": "agenttools.errors",
+    "ToolFailure": "agenttools.errors",
     "ToolInputError": "agenttools.errors",
-    "ToolOutput": "agenttools._output",
+    "ToolOutput": "agenttools.output",
     "ToolTimeoutError": "agenttools.errors",
     "UnknownProcessError": "agenttools.errors",
     "UnknownToolError": "agenttools.errors",
-    "ValidationIssue": "agenttools.errors",
+    "ValidationIssue": "agenttools.schema",
     "Workspace": "agenttools.workspace",
     "toolset": "agenttools.toolsets",
 }
 """Public name -> the module that defines it (imported on first access)."""
 
-_FAMILIES = frozenset({"content", "edit", "errors", "files", "message", "process", "registry", "schema", "search",
-                       "shell", "stats", "todo", "toolsets", "web", "workspace"})
+_FAMILIES = frozenset({"content", "edit", "errors", "files", "message", "process", "registry", "schema", "sdk",
+                       "search", "shell", "stats", "todo", "toolsets", "web", "workspace"})
 
 
 def __getattr__(name: str) -> Any:
@@ -147,8 +152,6 @@ def __getattr__(name: str) -> Any:
     module_name = _EXPORTS.get(name)
     if module_name is not None:
         value = getattr(importlib.import_module(module_name), name)
-        if isinstance(value, type) and value.__module__.startswith("agenttools."):
-            value.__module__ = "agenttools"
         globals()[name] = value
         return value
     if name in _FAMILIES:

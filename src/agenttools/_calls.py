@@ -1,4 +1,4 @@
-"""One tool call's cancel scope, and per-owner concurrency for calls run in threads (helpers of the registry).
+"""How a tool call runs: its cancel scope, per-owner concurrency for calls in threads, coroutines from sync code.
 
 A sync tool awaited through :meth:`Registry.acall <agenttools.registry.Registry.acall>` runs in a worker thread
 inside a :class:`CallScope` (a context variable). When the awaiting task is cancelled — an MCP client sent
@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import contextvars
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     import asyncio
 
-__all__ = ["CallLimiter", "CallScope", "current_scope", "run_sync"]
+__all__ = ["CallLimiter", "CallScope", "current_scope", "run_coroutine", "run_sync"]
 
 T = TypeVar("T")
 
@@ -170,3 +170,31 @@ async def run_sync(fn: Callable[..., T], *args: Any, limiter: CallLimiter | None
     except asyncio.CancelledError:
         scope.cancel()  # the awaiting task is gone: stop what the thread runs
         raise
+
+
+def run_coroutine(awaitable: Awaitable[Any]) -> Any:
+    """Run an awaitable to completion from sync code, even when this thread already runs an event loop."""
+    import asyncio
+
+    async def wrap() -> Any:
+        return await awaitable
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(wrap())
+    box: dict[str, Any] = {}
+    context = contextvars.copy_context()  # the caller's context variables (sessions) follow the call
+
+    def target() -> None:
+        try:
+            box["value"] = context.run(asyncio.run, wrap())
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the calling thread
+            box["error"] = exc
+
+    thread = threading.Thread(target=target, name="agenttools-call")
+    thread.start()
+    thread.join()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]

@@ -376,24 +376,13 @@ def sniff_format(head: bytes, *, complete: bool, path: str = "<bytes>") -> TextF
     return TextFormat(encoding=encoding, bom=bom, newline=newline_style(text))
 
 
-def _umask() -> int:
-    """The process umask, read without changing it where Linux tells (``/proc``), else set and restored."""
-    with contextlib.suppress(OSError, ValueError), open("/proc/self/status", "rb") as handle:
-        for line in handle:
-            if line.startswith(b"Umask:"):
-                return int(line.split()[1], 8)
-    umask = os.umask(0o022)
-    os.umask(umask)
-    return umask
-
-
-def _make_temp(dir_fd: int | None, directory: str, name: str) -> tuple[str, int]:
-    """Create a new temporary file (mode 0600, ``O_EXCL``, no symlink followed) next to ``name``."""
+def _make_temp(dir_fd: int | None, directory: str, name: str, perms: int = 0o600) -> tuple[str, int]:
+    """Create a new temporary file (``perms`` less the umask, ``O_EXCL``, no symlink followed) next to ``name``."""
     for _ in range(100):
         temp = f".{name[:180]}.{secrets.token_hex(4)}.agenttools-tmp"
         try:
             fd = os.open(_at(dir_fd, directory, temp), os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW | _O_CLOEXEC,
-                         0o600, dir_fd=dir_fd)
+                         perms, dir_fd=dir_fd)
         except FileExistsError:
             continue
         return temp, fd
@@ -523,15 +512,17 @@ def _write_at(dir_fd: int | None, directory: str, name: str, path: str, data: by
             now = os.fstat(probe)
             if (now.st_dev, now.st_ino) != (existing.st_dev, existing.st_ino) or not stat.S_ISREG(now.st_mode):
                 raise OSError(errno.EAGAIN, "the file changed while it was being written", path)
-        temp, fd = _make_temp(dir_fd, directory, name)
+        # A new file without a mode is created 0666 and the kernel applies the umask (or the directory's default
+        # ACL), as for any new file; asking for the umask would mean setting it, which is process-wide.
+        temp, fd = _make_temp(dir_fd, directory, name, 0o666 if existing is None and mode is None else 0o600)
         try:
             with os.fdopen(fd, "wb") as handle:
                 handle.write(data)
                 handle.flush()
                 if probe is not None and existing is not None:
                     _keep_metadata(probe, handle.fileno(), existing, path)
-                else:
-                    os.fchmod(handle.fileno(), (0o666 & ~_umask()) if mode is None else mode)
+                elif mode is not None:
+                    os.fchmod(handle.fileno(), mode)
                 os.fsync(handle.fileno())
             os.replace(_at(dir_fd, directory, temp), target, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
         except BaseException:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agenttools.errors import AgentToolsError
-from agenttools.schema import FORMATS
+from agenttools.sdk import FORMATS
 
 __all__ = ["main"]
 
@@ -135,7 +135,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_TOOL_ERROR if out.is_error else EXIT_OK
     registry.close()
     try:
-        from agenttools.integrations.mcp_server import serve
+        from agenttools.mcp_server import serve
     except ImportError as exc:
         return _usage(str(exc))
     from agenttools.toolsets import toolset

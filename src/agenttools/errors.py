@@ -10,6 +10,7 @@ The tree::
     AgentToolsError                      error (the code of each class follows its name)
     ├── ToolDefinitionError (TypeError)  definition      a tool or schema is defined wrongly (raised, never rendered)
     ├── ConfigError (ValueError)         config          bad toolset/Workspace options, unknown toolset
+    ├── ToolFailure                      tool_failure    a tool failed; its text is exactly what the model sees
     ├── UnknownToolError (LookupError)   unknown_tool    no tool of that name in the registry
     ├── ToolInputError (ValueError)      invalid_input   the arguments were rejected
     │   ├── ArgumentsError               invalid_arguments   not JSON / not an object / schema violations
@@ -44,7 +45,7 @@ import errno as _errno
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from agenttools._issues import ValidationIssue
+from agenttools.schema._validate import ValidationIssue
 
 __all__ = [
     "AccessDeniedError",
@@ -72,6 +73,7 @@ __all__ = [
     "SendError",
     "SpecialFileError",
     "ToolDefinitionError",
+    "ToolFailure",
     "ToolInputError",
     "ToolTimeoutError",
     "UnknownProcessError",
@@ -137,6 +139,33 @@ class ConfigError(AgentToolsError, ValueError):
     """Options given to a toolset or a Workspace are invalid (unknown toolset, missing root, bad size...)."""
 
     code = "config"
+
+
+class ToolFailure(AgentToolsError):  # noqa: N818 - a failure of the tool, not an error of ours
+    """A tool failed, and ``text`` is exactly what the model must see.
+
+    The one way for any tool, ours or yours, to fail with exact wording: raise it from a tool function and the
+    registry answers ``ToolOutput(text=text, is_error=True)`` without passing it through any error renderer.
+
+    Args:
+        text: The exact text for the model.
+        code: A stable snake_case name for the kind of failure, for callers that branch on it.
+        data: What ``ToolOutput.data`` carries (default: the exception itself).
+
+    Attributes:
+        text: The exact text for the model.
+        code: The failure's kind (``tool_failure`` unless given).
+        data: The value for ``ToolOutput.data``, or None.
+    """
+
+    code = "tool_failure"
+
+    def __init__(self, text: str, *, code: str | None = None, data: object = None) -> None:
+        super().__init__(text)
+        self.text = text
+        self.data = data
+        if code is not None:
+            self.code = code  # type: ignore[misc]
 
 
 class UnknownToolError(AgentToolsError, LookupError):
@@ -407,20 +436,133 @@ class AlreadyExistsError(_OSErrorMixin, FileExistsError):
     _template = "{path} already exists"
 
 
-# Defined in a private module to keep this one short; imported last, as they subclass the classes above.
-from agenttools._errors_ops import (  # noqa: E402
-    ChannelNotFoundError,
-    EditError,
-    MatchCountError,
-    NoChangeError,
-    NoMatchError,
-    ProcessLimitError,
-    SendError,
-    ToolTimeoutError,
-    UnknownProcessError,
-)
+class EditError(AgentToolsError, ValueError):
+    """An edit could not be applied as asked; the file is unchanged.
 
-for _moved in (ChannelNotFoundError, EditError, MatchCountError, NoChangeError, NoMatchError, ProcessLimitError,
-               SendError, ToolTimeoutError, UnknownProcessError):
-    _moved.__module__ = __name__  # reprs, tracebacks and docs name agenttools.errors
-del _moved
+    Attributes:
+        path: The file concerned.
+    """
+
+    code = "edit_failed"
+
+    def __init__(self, message: str, *, path: str) -> None:
+        self.path = path
+        super().__init__(message)
+
+
+class NoMatchError(EditError):
+    """The text to replace does not occur in the file.
+
+    Attributes:
+        path: The file concerned.
+    """
+
+    code = "no_match"
+
+    def __init__(self, *, path: str) -> None:
+        super().__init__(f"the text to replace was not found in {path}", path=path)
+
+
+class MatchCountError(EditError):
+    """The text to replace occurs a different number of times than expected.
+
+    Attributes:
+        path: The file concerned.
+        expected: How many occurrences the caller expected.
+        found: How many there are.
+        lines: The 1-based line number where each occurrence starts.
+    """
+
+    code = "match_count"
+
+    def __init__(self, *, path: str, expected: int, found: int, lines: tuple[int, ...] = ()) -> None:
+        self.expected = expected
+        self.found = found
+        self.lines = lines
+        where = f" (at lines {', '.join(map(str, lines))})" if lines else ""
+        super().__init__(f"expected {expected} occurrence(s) in {path} but found {found}{where}", path=path)
+
+
+class NoChangeError(EditError):
+    """The edit would leave the file exactly as it is (nothing was written).
+
+    Attributes:
+        path: The file concerned.
+    """
+
+    code = "no_change"
+
+    def __init__(self, *, path: str) -> None:
+        super().__init__("edit made no changes", path=path)
+
+
+class ToolTimeoutError(AgentToolsError, TimeoutError):
+    """An operation ran past its time limit and was stopped.
+
+    Attributes:
+        seconds: The limit that was exceeded.
+        partial: Whatever result was gathered before the limit (a family result), or None.
+    """
+
+    code = "timeout"
+
+    def __init__(self, message: str, *, seconds: float, partial: object = None) -> None:
+        self.seconds = seconds
+        self.partial = partial
+        super().__init__(message)
+
+
+class UnknownProcessError(AgentToolsError, LookupError):
+    """No background process has that id (never started, or already collected).
+
+    Attributes:
+        process_id: The id asked for.
+    """
+
+    code = "unknown_process"
+
+    def __init__(self, process_id: str) -> None:
+        self.process_id = process_id
+        super().__init__(f"process not found: {process_id}")
+
+
+class ProcessLimitError(AgentToolsError):
+    """Starting another background process would exceed the table's limit.
+
+    Attributes:
+        limit: The most processes the table holds at once.
+    """
+
+    code = "process_limit"
+
+    def __init__(self, message: str, *, limit: int) -> None:
+        self.limit = limit
+        super().__init__(message)
+
+
+class ChannelNotFoundError(AgentToolsError, LookupError):
+    """No channel has that id.
+
+    Attributes:
+        channel_id: The id asked for.
+    """
+
+    code = "channel_not_found"
+
+    def __init__(self, channel_id: str) -> None:
+        self.channel_id = channel_id
+        super().__init__(f"channel not found: {channel_id}")
+
+
+class SendError(AgentToolsError):
+    """The channel failed to deliver the message.
+
+    Attributes:
+        channel_id: The channel used.
+    """
+
+    code = "send_failed"
+
+    def __init__(self, channel_id: str, reason: str) -> None:
+        self.channel_id = channel_id
+        super().__init__(f"failed to send message: {reason}")

@@ -17,20 +17,26 @@ from typing import Any, TypeVar, overload
 
 import attrs
 
-from agenttools._calls import CallLimiter, run_sync
-from agenttools._output import ToolOutput, default_error_text, to_output
-from agenttools._tooldef import check_description, check_name, check_parameters, run_coroutine
-from agenttools.errors import ArgumentsError, ToolDefinitionError, UnknownToolError, ValidationIssue
-from agenttools.schema import canonicalize, function_schema, is_nullable, parse_docstring, validate
-from agenttools.schema._emit import emit
+from agenttools import sdk
+from agenttools._calls import CallLimiter, run_coroutine, run_sync
+from agenttools.errors import (
+    AgentToolsError,
+    ArgumentsError,
+    ToolDefinitionError,
+    ToolFailure,
+    UnknownToolError,
+    ValidationIssue,
+)
+from agenttools.output import ToolOutput, default_error_text, to_output
+from agenttools.schema import function_schema, parse_docstring, validate
+from agenttools.sdk import langchain
+from agenttools.tool import ErrorRenderer, Tool, check_description, check_name
 
-__all__ = ["CallLimiter", "ErrorRenderer", "Registry", "Tool"]
+__all__ = ["CallLimiter", "ErrorRenderer", "Registry", "Tool", "ToolOutput"]
 
 logger = logging.getLogger("agenttools")
 logger.addHandler(logging.NullHandler())
 
-ErrorRenderer = Callable[[str, BaseException], "str | ToolOutput"]
-"""``(tool_name, error) -> text or ToolOutput``: how a toolset words its errors."""
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -47,78 +53,6 @@ def _close_unclosed() -> None:
     """At interpreter exit, close every registry nobody closed (their background processes die with it)."""
     for registry in list(_UNCLOSED):
         registry.close()
-
-
-@attrs.frozen(kw_only=True)
-class Tool:
-    """One tool: what the model is told (name, description, parameters) and how a call runs.
-
-    Build one with :meth:`Registry.tool` (from a typed function) or :meth:`Tool.from_schema` (from an explicit
-    JSON Schema, as toolsets do with their upstream schemas).
-    """
-
-    name: str
-    """The tool name the model calls."""
-    description: str
-    """What the model is told the tool does."""
-    parameters: dict[str, Any]
-    """Canonical JSON Schema of the arguments object."""
-    handler: Callable[[dict[str, Any]], Any] = attrs.field(repr=False)
-    """Runs the tool with validated arguments (a dict); may return an awaitable."""
-    is_async: bool = False
-    """Whether ``handler`` returns an awaitable."""
-    title: str | None = None
-    """Human-friendly display name (MCP ``title``)."""
-    read_only: bool = False
-    """The tool does not change its environment (MCP ``readOnlyHint``)."""
-    destructive: bool | None = None
-    """The tool may destroy data (MCP ``destructiveHint``); None means "unless read-only"."""
-    idempotent: bool = False
-    """Repeating a call with the same arguments has no further effect (MCP ``idempotentHint``)."""
-    open_world: bool = True
-    """The tool reaches outside a closed set of entities, e.g. the web (MCP ``openWorldHint``)."""
-    strict: bool | None = None
-    """Preferred strict mode when ``definitions(strict=None)``; None means not strict."""
-    validate: bool = True
-    """Validate arguments against ``parameters`` before ``handler`` runs."""
-    render_error: ErrorRenderer | None = attrs.field(default=None, repr=False)
-    """How this tool's errors become text; None uses the registry's renderer."""
-    null_means_default: frozenset[str] = frozenset()
-    """Optional parameters for which ``null`` means "use the default" (the key is dropped before validation)."""
-
-    @property
-    def is_destructive(self) -> bool:
-        """The effective destructive hint."""
-        return (not self.read_only) if self.destructive is None else self.destructive
-
-    @classmethod
-    def from_schema(
-        cls,
-        *,
-        name: str,
-        description: str,
-        parameters: Mapping[str, Any],
-        handler: Callable[[dict[str, Any]], Any],
-        **options: Any,
-    ) -> Tool:
-        """Define a tool from an explicit JSON Schema; ``handler`` receives the arguments dict.
-
-        Keys of ``parameters`` are kept as given (only ``title``/``$schema`` keywords are dropped), so an upstream
-        schema without ``additionalProperties: false`` still lets extra keys through to the handler.
-
-        Raises:
-            ToolDefinitionError: The name, description or schema is unusable (every problem listed).
-        """
-        problems = check_name(name) + check_description(description) + check_parameters(parameters)
-        if problems:
-            raise ToolDefinitionError(f"tool {name!r}", problems)
-        schema = canonicalize(dict(parameters))
-        required = set(schema.get("required", ()))
-        nulls = frozenset(k for k, v in schema.get("properties", {}).items()
-                          if k not in required and not is_nullable(v))
-        options.setdefault("null_means_default", nulls)
-        options.setdefault("is_async", inspect.iscoroutinefunction(handler))
-        return cls(name=name, description=description, parameters=schema, handler=handler, **options)
 
 
 class Registry:
@@ -284,7 +218,7 @@ class Registry:
         Raises:
             ValueError: Unknown format.
         """
-        return emit(list(self._tools.values()), format, strict=strict)
+        return sdk.definitions(list(self._tools.values()), format, strict=strict)
 
     def _prepare(self, name: str, arguments: Any) -> tuple[Tool, dict[str, Any]]:
         tool = self[name]
@@ -320,6 +254,8 @@ class Registry:
         return dict(arguments)
 
     def _failure(self, name: str, error: BaseException) -> ToolOutput:
+        if isinstance(error, ToolFailure):  # exact text, whoever raised it: no renderer rewords it
+            return ToolOutput(text=error.text, is_error=True, data=error if error.data is None else error.data)
         tool = self._tools.get(name)
         renderer = tool.render_error if tool and tool.render_error else self._render_error
         try:
@@ -327,14 +263,14 @@ class Registry:
         except Exception:  # a broken renderer must not break call()
             logger.exception("error renderer for %s failed", name)
             rendered = default_error_text(name, error)
+        if isinstance(rendered, str):
+            return ToolOutput(text=rendered, is_error=True, data=error)
         if isinstance(rendered, ToolOutput):
             return rendered if rendered.is_error else attrs.evolve(rendered, is_error=True)
-        return ToolOutput(text=rendered, is_error=True, data=error)
+        return ToolOutput(text=rendered.text, is_error=True, content=rendered.content, data=error)
 
     @staticmethod
     def _log(name: str, error: BaseException) -> None:
-        from agenttools.errors import AgentToolsError
-
         if isinstance(error, AgentToolsError):
             logger.debug("tool %s failed: %s", name, error)
         else:
@@ -366,23 +302,17 @@ class Registry:
         Raises:
             ValueError: ``tool_call`` is not a tool call from a known SDK.
         """
-        from agenttools._sdk import parse_tool_call
-
-        parsed = parse_tool_call(tool_call)
+        parsed = sdk.parse_call(tool_call)
         return parsed.shape(self.call(parsed.name, parsed.arguments))
 
     async def arun(self, tool_call: Any) -> dict[str, Any]:
         """Like :meth:`run`, without blocking the event loop."""
-        from agenttools._sdk import parse_tool_call
-
-        parsed = parse_tool_call(tool_call)
+        parsed = sdk.parse_call(tool_call)
         return parsed.shape(await self.acall(parsed.name, parsed.arguments))
 
     def to_langchain(self) -> list[Any]:
         """LangChain ``StructuredTool``s for these tools (the ``langchain`` extra); see docs/integrations.md."""
-        from agenttools.integrations.langchain import to_langchain
-
-        return to_langchain(self)
+        return langchain.tools(self, self.call, self.acall)
 
     async def acall(self, name: str, arguments: Mapping[str, Any] | str | bytes | None = None, *,
                     limiter: CallLimiter | None = None) -> ToolOutput:

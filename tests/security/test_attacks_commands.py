@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import agenttools
-from agenttools._rg import find_rg
+from agenttools.search.rg import find_rg
 
 GIT_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull, "HOME": os.devnull}
 SECRET = "TOPSECRET-7f3a"  # noqa: S105 - a marker text, not a credential

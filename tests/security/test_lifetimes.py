@@ -48,7 +48,8 @@ def test_cancelling_acall_kills_the_command(tmp_path, with_limiter):
 
 def test_a_cancelled_call_stops_its_ripgrep():
     """The search family's ripgrep polls the call's scope while it is quiet: cancelling stops it at once."""
-    from agenttools import _calls, _rg
+    from agenttools import _calls
+    from agenttools.search import rg as _rg
 
     scope = _calls.CallScope()
     token = _calls._SCOPE.set(scope)

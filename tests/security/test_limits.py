@@ -61,7 +61,7 @@ def test_a_deep_tree_is_searched_and_globbed(deep_root, monkeypatch, backend, gi
 
 def test_ripgrep_output_is_read_in_linear_time():
     """A 40 MB record (a matching line that long) is read in one pass: it took ~11 s when each chunk re-scanned it."""
-    from agenttools import _rg
+    from agenttools.search import rg as _rg
 
     start = time.monotonic()
     with _rg._Ripgrep(["head", "-c", str(40_000_000), "/dev/zero"], Path("/"), start + 60, b"\n") as rg:
@@ -73,7 +73,7 @@ def test_ripgrep_output_is_read_in_linear_time():
 def test_ripgrep_output_records_are_split_whole_across_chunks():
     import sys
 
-    from agenttools import _rg
+    from agenttools.search import rg as _rg
 
     script = ("import sys; w = sys.stdout.buffer.write; w(b'a' * 300000 + b'\\n' + b'b' * 10 + b'\\n'); "
               "w(b'\\n' * 3 + b'c' * 700000 + b'\\n' + b'd' * 5)")

@@ -283,7 +283,7 @@ def test_an_ended_http_session_is_closed_and_freed(root):
     import uvicorn
 
     from agenttools import toolset
-    from agenttools.integrations.mcp_server import _http_app, build_server
+    from agenttools.mcp_server import _http_app, build_server
 
     made: list[weakref.ref] = []
 

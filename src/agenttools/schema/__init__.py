@@ -1,29 +1,25 @@
-"""JSON Schemas for tools: from Python signatures, validated like Ajv, rewritten for each SDK.
+"""JSON Schema for tool arguments, and nothing SDK-specific: compile, validate, rewrite.
 
-``function_schema`` compiles a typed function; ``validate`` checks arguments; ``canonicalize``,
-``inline_refs``, ``openai_strict``, ``anthropic_strict`` and ``gemini_legacy`` rewrite a canonical schema for a
-target. The registry uses all of them; they are public for toolsets and for users building their own emitters.
+``function_schema`` compiles a typed function's signature (with its docstring's ``Args:``); ``validate`` checks
+arguments the way Ajv does and reports :class:`ValidationIssue`\\ s; ``canonicalize`` and ``inline_refs`` give
+the canonical form every SDK converter in :mod:`agenttools.sdk` starts from (:mod:`agenttools.schema.transform`
+has the rest of the rewriting pieces).
 """
 
 from agenttools.schema._compile import FunctionSchema, function_schema
 from agenttools.schema._docstring import Docstring, parse_docstring
-from agenttools.schema._emit import FORMATS, Format
-from agenttools.schema._targets import anthropic_strict, canonicalize, gemini_legacy, inline_refs, openai_strict
-from agenttools.schema._validate import is_nullable, json_type, validate
+from agenttools.schema._validate import ValidationIssue, is_nullable, json_type, validate
+from agenttools.schema.transform import canonicalize, inline_refs
 
 __all__ = [
-    "FORMATS",
     "Docstring",
-    "Format",
     "FunctionSchema",
-    "anthropic_strict",
+    "ValidationIssue",
     "canonicalize",
     "function_schema",
-    "gemini_legacy",
     "inline_refs",
     "is_nullable",
     "json_type",
-    "openai_strict",
     "parse_docstring",
     "validate",
 ]

@@ -16,9 +16,9 @@ from typing import Any
 
 from agenttools import _coreutils, search, stats, web
 from agenttools._calls import current_scope
-from agenttools._rg import RipgrepStuckError, check_ripgrep, find_rg
 from agenttools._text import atomic_write, read_checked
 from agenttools.errors import AgentToolsError, PatternError, ToolInputError
+from agenttools.search.rg import RipgrepStuckError, check_ripgrep, find_rg
 from agenttools.toolsets._coder_files import Fail, State, resolve, write_own_file
 from agenttools.toolsets._coder_git import GitRefused, git_diff_text
 from agenttools.toolsets._coder_rg import RgArgumentError

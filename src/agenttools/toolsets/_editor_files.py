@@ -6,7 +6,6 @@ import os
 from typing import Any
 
 from agenttools import edit, files
-from agenttools._output import ImageBlock, ToolOutput
 from agenttools._text import detect_bom, open_file, read_limited
 from agenttools.errors import (
     EncodingError,
@@ -19,6 +18,7 @@ from agenttools.errors import (
     ProtectedPathError,
     SpecialFileError,
 )
+from agenttools.output import ImageBlock, ToolOutput
 from agenttools.toolsets._editor_common import (
     MAX_LINE_CHARS,
     MAX_LINES,

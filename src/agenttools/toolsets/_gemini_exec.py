@@ -8,12 +8,12 @@ from typing import Any
 
 from agenttools import search, shell
 from agenttools._collate import locale_key
-from agenttools._output import ToolOutput
 from agenttools.errors import (
     AgentToolsError,
     OutsideWorkspaceError,
     PatternError,
 )
+from agenttools.output import ToolOutput
 from agenttools.schema import validate
 from agenttools.toolsets._gemini_common import (
     RECENT_SECONDS,

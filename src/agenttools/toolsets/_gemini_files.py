@@ -8,8 +8,6 @@ from typing import Any
 
 from agenttools import edit, files
 from agenttools._collate import locale_key
-from agenttools._ignore import IgnoreRules, find_ignore_base
-from agenttools._output import ContentBlock, DataBlock, ImageBlock, ToolOutput
 from agenttools.errors import (
     AgentToolsError,
     AlreadyExistsError,
@@ -20,6 +18,8 @@ from agenttools.errors import (
     NoMatchError,
     NotFoundError,
 )
+from agenttools.output import ContentBlock, DataBlock, ImageBlock, ToolOutput
+from agenttools.search.ignore import IgnoreRules, find_ignore_base
 from agenttools.toolsets._gemini_common import (
     DEFAULT_LINES,
     MAX_LINE_CHARS,
@@ -87,8 +87,8 @@ def _geminiignore(state: State, real: str) -> bool:
     ignore_file = os.path.join(state.root, ".geminiignore")
     if not os.path.isfile(ignore_file):
         return False
-    from agenttools._ignore import RuleFile
     from agenttools._text import read_regular
+    from agenttools.search.ignore import RuleFile
 
     raw = read_regular(ignore_file)  # non-blocking and fstat-checked: a FIFO swapped in cannot hang the call
     if raw is None or len(raw) > MAX_READ_BYTES:

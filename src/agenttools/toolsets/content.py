@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from agenttools._output import ToolOutput
 from agenttools.content import (
     Category,
     DocrootEscapeError,
@@ -24,6 +23,7 @@ from agenttools.content import (
     read_document,
 )
 from agenttools.errors import AgentToolsError, ArgumentsError, ConfigError, ValidationIssue
+from agenttools.output import ToolOutput
 from agenttools.registry import Registry, Tool
 
 __all__ = ["DESCRIPTIONS", "INSTRUCTIONS", "PARAMETERS", "build"]

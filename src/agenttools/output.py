@@ -1,59 +1,21 @@
-"""What a tool call returns: ToolOutput and its content blocks, and how plain values become one."""
+"""What a tool call returns: :class:`ToolOutput`, how plain values become one, and the default error text."""
 
 from __future__ import annotations
 
-import base64
 import enum
 import json
 import pathlib
 from collections.abc import Iterable, Sequence
-from typing import Any, Self
+from typing import Any
 
 import attrs
 
+from agenttools.blocks import ContentBlock, DataBlock, ImageBlock, TextBlock, placeholder
 from agenttools.errors import AgentToolsError
+from agenttools.sdk import anthropic, gemini, mcp, openai, openai_responses
 
-__all__ = ["ContentBlock", "DataBlock", "ImageBlock", "TextBlock", "ToolOutput", "default_error_text", "to_json_text"]
-
-
-@attrs.frozen(kw_only=True)
-class TextBlock:
-    """A piece of text for the model."""
-
-    text: str
-    """The text."""
-
-
-@attrs.frozen(kw_only=True)
-class _InlineBlock:
-    """Bytes for the model, base64-encoded, with their MIME type."""
-
-    data: str
-    """The bytes, base64-encoded (standard alphabet, padded)."""
-    mime_type: str
-    """The MIME type, e.g. ``image/png`` or ``application/pdf``."""
-
-    @classmethod
-    def from_bytes(cls, raw: bytes, mime_type: str) -> Self:
-        """Encode raw bytes."""
-        return cls(data=base64.b64encode(raw).decode("ascii"), mime_type=mime_type)
-
-    def to_bytes(self) -> bytes:
-        """Decode the bytes."""
-        return base64.b64decode(self.data)
-
-
-@attrs.frozen(kw_only=True)
-class ImageBlock(_InlineBlock):
-    """An image for the model, base64-encoded."""
-
-
-@attrs.frozen(kw_only=True)
-class DataBlock(_InlineBlock):
-    """Other inline data for the model (a PDF, audio, video), base64-encoded."""
-
-
-ContentBlock = TextBlock | ImageBlock | DataBlock
+__all__ = ["ContentBlock", "DataBlock", "ImageBlock", "TextBlock", "ToolOutput", "default_error_text", "to_json_text",
+           "to_output"]
 
 
 def _blocks(value: Iterable[ContentBlock]) -> tuple[ContentBlock, ...]:
@@ -82,33 +44,23 @@ class ToolOutput:
 
     def to_openai(self, call_id: str) -> dict[str, Any]:
         """A Chat Completions ``{"role": "tool", "tool_call_id", "content"}`` message."""
-        from agenttools._sdk import to_openai
-
-        return to_openai(self, call_id)
+        return openai.result(self, call_id)
 
     def to_openai_responses(self, call_id: str) -> dict[str, Any]:
         """A Responses ``function_call_output`` item (images as ``input_image`` parts)."""
-        from agenttools._sdk import to_openai_responses
-
-        return to_openai_responses(self, call_id)
+        return openai_responses.result(self, call_id)
 
     def to_anthropic(self, tool_use_id: str) -> dict[str, Any]:
         """An Anthropic ``tool_result`` block with ``is_error``; images as image blocks."""
-        from agenttools._sdk import to_anthropic
-
-        return to_anthropic(self, tool_use_id)
+        return anthropic.result(self, tool_use_id)
 
     def to_gemini(self, name: str, call_id: str | None = None) -> dict[str, Any]:
         """A google-genai ``Part`` dict holding the ``function_response``."""
-        from agenttools._sdk import to_gemini
-
-        return to_gemini(self, name, call_id)
+        return gemini.result(self, name, call_id)
 
     def to_mcp(self) -> dict[str, Any]:
         """An MCP ``CallToolResult`` dict (``content`` blocks and ``isError``)."""
-        from agenttools._sdk import to_mcp
-
-        return to_mcp(self)
+        return mcp.result(self)
 
     def __repr__(self) -> str:
         text = self.text if len(self.text) <= 200 else self.text[:197] + "..."
@@ -172,8 +124,7 @@ def to_output(value: Any) -> ToolOutput:
         value = [value]
     if _is_blocks(value):
         blocks = tuple(value)
-        text = "\n".join(b.text if isinstance(b, TextBlock) else
-                          f"[{'image' if isinstance(b, ImageBlock) else 'data'}: {b.mime_type}]" for b in blocks)
+        text = "\n".join(b.text if isinstance(b, TextBlock) else placeholder(b) for b in blocks)
         return ToolOutput(text=text, content=blocks, data=blocks)
     return ToolOutput(text=to_json_text(value), data=value)
 

@@ -27,9 +27,9 @@ from pathlib import Path
 import regex
 
 from agenttools._calls import current_scope
-from agenttools._ignore import IgnoreRules
 from agenttools._text import detect_bom, open_regular, read_regular
-from agenttools.search import GrepMatch
+from agenttools.search.ignore import IgnoreRules
+from agenttools.search.results import GrepMatch
 
 __all__ = ["MAX_MEMORY", "RipgrepStuckError", "check_ripgrep", "find_rg", "grep"]
 

@@ -23,8 +23,9 @@ import weakref
 from collections.abc import Callable
 from typing import Any, Literal
 
-from agenttools._output import DataBlock, ImageBlock, TextBlock, ToolOutput
+from agenttools.output import ToolOutput
 from agenttools.registry import CallLimiter, Registry
+from agenttools.sdk import mcp as mcp_shapes
 
 __all__ = ["DEFAULT_MAX_CALLS", "build_server", "serve"]
 
@@ -136,22 +137,8 @@ class _Sessions:
             thread.join(30)
 
 
-def _content(types: Any, out: ToolOutput) -> list[Any]:
-    blocks: list[Any] = []
-    for block in out.content:
-        if isinstance(block, TextBlock):
-            blocks.append(types.TextContent.model_validate({"type": "text", "text": block.text}))
-        elif isinstance(block, ImageBlock):
-            blocks.append(types.ImageContent.model_validate({"type": "image", "data": block.data,
-                                                             "mimeType": block.mime_type}))
-        elif isinstance(block, DataBlock):
-            blocks.append(types.EmbeddedResource.model_validate({"type": "resource", "resource": {
-                "uri": f"data:{block.mime_type};base64", "mimeType": block.mime_type, "blob": block.data}}))
-    return blocks
-
-
 def _result(types: Any, out: ToolOutput) -> Any:
-    return types.CallToolResult.model_validate({"content": _content(types, out), "isError": out.is_error})
+    return types.CallToolResult.model_validate(mcp_shapes.result(out))
 
 
 def build_server(factory: Callable[[], Registry], *, name: str = "agenttools",

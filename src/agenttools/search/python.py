@@ -14,9 +14,9 @@ from pathlib import Path
 
 import regex
 
-from agenttools._ignore import ALWAYS_SKIPPED, IgnoreRules, walk_files
 from agenttools._text import detect_bom, open_regular, read_fd
-from agenttools.search import GrepMatch
+from agenttools.search.ignore import ALWAYS_SKIPPED, IgnoreRules, walk_files
+from agenttools.search.results import GrepMatch
 
 __all__ = ["decode_for_search", "grep_python"]
 
