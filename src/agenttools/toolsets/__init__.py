@@ -47,7 +47,8 @@ def toolset(name: str, **options: Any) -> Registry:
     Args:
         name: A built-in toolset (``gemini``, ``editor``, ``content``, ``assistant``, ``coder``) or
             ``"package.module:attribute"`` naming a Registry or a factory ``(**options) -> Registry``.
-        **options: The toolset's options, e.g. ``root="/abs/project"`` (see DESIGN.md's options table).
+        **options: The toolset's options, e.g. ``root="/abs/project"`` (each toolset's ``build`` documents its own;
+            see docs/toolsets/).
 
     Raises:
         ConfigError: Unknown toolset, unusable reference, or options the toolset rejects.
