@@ -13,8 +13,12 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
-from agenttools.errors import AgentToolsError
+from agenttools import __version__
+from agenttools.errors import AgentToolsError, ConfigError
+from agenttools.mcp_server import serve
+from agenttools.registry import Registry
 from agenttools.sdk import FORMATS
+from agenttools.toolsets import toolset
 
 __all__ = ["main"]
 
@@ -39,7 +43,7 @@ def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agenttools", description="Tools for LLM agents: definitions, calls and an MCP server."
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     tools = sub.add_parser("tools", help="print the toolset's tool definitions as JSON",
@@ -70,15 +74,7 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _version() -> str:
-    from agenttools import __version__
-
-    return __version__
-
-
 def _options(args: argparse.Namespace) -> dict[str, Any]:
-    from agenttools.errors import ConfigError
-
     options: dict[str, Any] = {}
     for item in args.option:
         key, sep, raw = item.partition("=")
@@ -95,9 +91,7 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
-def _registry(args: argparse.Namespace) -> Any:
-    from agenttools.toolsets import toolset
-
+def _registry(args: argparse.Namespace) -> Registry:
     return toolset(args.toolset, **_options(args))
 
 
@@ -134,17 +128,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(out.text)
         return EXIT_TOOL_ERROR if out.is_error else EXIT_OK
     registry.close()
-    try:
-        from agenttools.mcp_server import serve
-    except ImportError as exc:
-        return _usage(str(exc))
-    from agenttools.toolsets import toolset
-
     options = _options(args)
     if args.max_calls < 1:
         return _usage(f"--max-calls must be at least 1, got {args.max_calls}")
-    serve(lambda: toolset(args.toolset, **options), transport=args.transport, host=args.host, port=args.port,
-          max_calls=args.max_calls)
+    try:
+        serve(lambda: toolset(args.toolset, **options), transport=args.transport, host=args.host, port=args.port,
+              max_calls=args.max_calls)
+    except ImportError as exc:  # the mcp extra is not installed
+        return _usage(str(exc))
     return EXIT_OK
 
 
