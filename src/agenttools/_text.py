@@ -135,7 +135,7 @@ def encode(text: str, fmt: TextFormat, *, path: str = "<bytes>") -> bytes:
     except UnicodeEncodeError as exc:
         bad = text[exc.start:exc.end]
         raise EncodingError(f"cannot write {path}: {bad!r} cannot be encoded as {fmt.encoding}; "
-                            "the file was left unchanged", path=path) from None
+                            "the file was left unchanged", path=path, direction="encode") from None
 
 
 def iter_decoded(handle: BinaryIO, encoding: str, *, chunk_size: int = 1 << 16) -> Iterator[str]:

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import errno as _errno
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from agenttools.schema._validate import ValidationIssue
 
@@ -415,12 +415,15 @@ class EncodingError(AgentToolsError, UnicodeError):
 
     Attributes:
         path: The file concerned.
+        direction: ``decode`` (the file's bytes are not text in any encoding that fits) or ``encode`` (the new
+            text cannot be written in the file's encoding).
     """
 
     code = "encoding"
 
-    def __init__(self, message: str, *, path: str) -> None:
+    def __init__(self, message: str, *, path: str, direction: Literal["decode", "encode"] = "decode") -> None:
         self.path = path
+        self.direction = direction
         super().__init__(message)
 
 

@@ -1,24 +1,18 @@
-"""The ``gemini`` toolset: Gemini CLI v0.1.13's seven core tools, with upstream's names, schemas and texts.
+"""The gemini contract's words: descriptions, schemas, Node-style messages, and how failures are worded.
 
-``agenttools.toolset("gemini", root="/abs/project")``. Deviations from upstream are listed in
-docs/toolsets/gemini.md; the exact texts are pinned by tests/test_gemini.py.
+Descriptions and schemas are Gemini CLI v0.1.13's, to the byte; :func:`render_error` words every failure that is
+not a ToolFailure.
 """
 
 from __future__ import annotations
 
-import os
-import weakref
-from collections.abc import Callable
+import errno as errno_codes
 from typing import Any
 
-from agenttools.errors import ArgumentsError, ConfigError
-from agenttools.registry import Registry, Tool
-from agenttools.shell import DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT, kill_session
-from agenttools.toolsets import _gemini_common as impl
-from agenttools.toolsets import _gemini_exec, _gemini_files
-from agenttools.workspace import Workspace
+from agenttools.errors import ArgumentsError, ToolFailure
 
-__all__ = ["DESCRIPTIONS", "HANDLERS", "PARAMETERS", "build", "render_error"]
+__all__ = ["DESCRIPTIONS", "PARAMETERS", "invalid", "js_regex_error", "node_error", "num", "rejected",
+           "rejected_text", "render_error"]
 
 DESCRIPTIONS: dict[str, str] = {
     "list_directory": "Lists the names of files and subdirectories directly within a specified directory path. Can "
@@ -139,77 +133,64 @@ PARAMETERS: dict[str, dict[str, Any]] = {
     }, ["command"]),
 }
 
-_HINTS: dict[str, dict[str, Any]] = {
-    "list_directory": {"title": "ReadFolder", "read_only": True, "idempotent": True, "open_world": False},
-    "read_file": {"title": "ReadFile", "read_only": True, "idempotent": True, "open_world": False},
-    "write_file": {"title": "WriteFile", "destructive": True, "idempotent": True, "open_world": False},
-    "replace": {"title": "Edit", "destructive": True, "open_world": False},
-    "search_file_content": {"title": "SearchText", "read_only": True, "idempotent": True, "open_world": False},
-    "glob": {"title": "FindFiles", "read_only": True, "idempotent": True, "open_world": False},
-    "run_shell_command": {"title": "Shell", "destructive": True, "open_world": True},
+
+_NODE_MESSAGES = {
+    errno_codes.ENOENT: "no such file or directory", errno_codes.EACCES: "permission denied",
+    errno_codes.ENOTDIR: "not a directory", errno_codes.ELOOP: "too many symbolic links encountered",
+    errno_codes.EISDIR: "illegal operation on a directory", errno_codes.EPERM: "operation not permitted",
 }
 
 
-HANDLERS: dict[str, Callable[[impl.State, dict[str, Any]], Any]] = {
-    "list_directory": _gemini_files.list_directory,
-    "read_file": _gemini_files.read_file,
-    "write_file": _gemini_files.write_file,
-    "replace": _gemini_files.replace,
-    "search_file_content": _gemini_exec.search_file_content,
-    "glob": _gemini_exec.glob,
-    "run_shell_command": _gemini_exec.run_shell_command,
-}
-"""Each tool's handler, in upstream's order."""
+def node_error(exc: OSError, syscall: str, path: str) -> str:
+    """Node's ``fs`` error message, e.g. ``ENOENT: no such file or directory, stat '/x'``."""
+    code = errno_codes.errorcode.get(exc.errno or 0, "EIO")
+    text = _NODE_MESSAGES.get(exc.errno or 0, (exc.strerror or "i/o error").lower())
+    return f"{code}: {text}, {syscall} '{path}'"
+
+
+def _num(value: Any) -> str:
+    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+
+
+def num(value: Any) -> str:
+    """A number as JavaScript prints it (``3``, not ``3.0``)."""
+    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+
+
+def js_regex_error(pattern: str, reason: str) -> str:
+    """Upstream's text for a regex JavaScript would not compile (Python's reasons mapped to V8's)."""
+    for python, js in (("unterminated character set", "Unterminated character class"),
+                       ("missing )", "Unterminated group"), ("unbalanced parenthesis", "Unmatched ')'"),
+                       ("nothing to repeat", "Nothing to repeat"), ("multiple repeat", "Nothing to repeat")):
+        if python in reason:
+            reason = js
+            break
+    return f"Invalid regular expression pattern provided: {pattern}. Error: Invalid regular expression: " \
+           f"/{pattern}/: {reason}"
+
+
+def rejected_text(command: Any, reason: str) -> str:
+    """Upstream's ``Command rejected: ...\\nReason: ...`` text (``undefined`` for a missing command, as JS)."""
+    shown = "undefined" if command is None else command
+    return f"Command rejected: {shown}\nReason: {reason}"
+
+
+def invalid(reason: str) -> ToolFailure:
+    """A parameter check failing, in upstream's words: ``Error: Invalid parameters provided. Reason: <reason>``."""
+    return ToolFailure(f"Error: Invalid parameters provided. Reason: {reason}", code="invalid_parameters")
+
+
+def rejected(command: Any, reason: str) -> ToolFailure:
+    """A shell command refused before it ran (``Command rejected: ...``)."""
+    return ToolFailure(rejected_text(command, reason), code="command_rejected")
 
 
 def render_error(tool: str, error: BaseException) -> str:
     """Word errors as Gemini CLI does: validation as ``Error: Invalid parameters provided. Reason: ...``."""
-    if isinstance(error, impl.Rejected | impl.Failure):
-        return error.message
     if isinstance(error, ArgumentsError):
         issue = error.issues[0]
         reason = issue.message if issue.keyword == "json" else issue.ajv_text()
         if tool == "run_shell_command":
-            return _gemini_exec.rejected_text(None, reason)
+            return rejected_text(None, reason)
         return f"Error: Invalid parameters provided. Reason: {reason}"
-    if isinstance(error, impl.Invalid):
-        return f"Error: Invalid parameters provided. Reason: {error.message}"
     return f"Error: {error}"
-
-
-def build(
-    root: str | os.PathLike[str] | None = None,
-    *,
-    shell_timeout: float | None = DEFAULT_TIMEOUT,
-    max_output: int = DEFAULT_MAX_OUTPUT,
-    max_matches: int = 20_000,
-) -> Registry:
-    """Build the gemini toolset.
-
-    Args:
-        root: The project directory; every path must stay inside it (required).
-        shell_timeout: Seconds before ``run_shell_command`` kills the command's process group (None: never).
-        max_output: Bytes of stdout and of stderr kept per command (the middle is elided beyond it).
-        max_matches: The most matching lines ``search_file_content`` returns; beyond it the search stops and a
-            truncation note says so.
-
-    Raises:
-        ConfigError: ``root`` is missing or not a directory.
-    """
-    if root is None:
-        raise ConfigError("the gemini toolset needs root=<the project directory>")
-    if not isinstance(max_matches, int) or isinstance(max_matches, bool) or max_matches < 1:
-        raise ConfigError(f"max_matches must be a positive integer, got {max_matches!r}")
-    state = impl.State(workspace=Workspace(root), shell_timeout=shell_timeout, max_output=max_output,
-                       max_matches=max_matches)
-    tools = []
-    for name, handler in HANDLERS.items():
-        tools.append(Tool.from_schema(
-            name=name, description=DESCRIPTIONS[name], parameters=PARAMETERS[name],
-            handler=lambda args, h=handler: h(state, args),  # type: ignore[misc]
-            render_error=render_error, validate=name != "run_shell_command", **_HINTS[name],
-        ))
-    registry = Registry(tools, render_error=render_error)
-    registry.on_close(lambda: kill_session(state.session))  # background jobs the commands left running
-    weakref.finalize(state, kill_session, state.session)  # ... also when nobody closed it and its tools are gone
-    return registry

@@ -13,7 +13,7 @@ import pytest
 
 import agenttools
 from agenttools import ImageBlock
-from agenttools.toolsets.gemini import DESCRIPTIONS, PARAMETERS
+from agenttools.toolsets.gemini.texts import DESCRIPTIONS, PARAMETERS
 
 INVALID = "Error: Invalid parameters provided. Reason: "
 

@@ -1,4 +1,4 @@
-"""The gemini toolset's file handlers: list_directory, read_file, write_file, replace."""
+"""The gemini file tools: ``list_directory``, ``read_file``, ``write_file`` and ``replace``, on the families."""
 
 from __future__ import annotations
 
@@ -8,6 +8,9 @@ from typing import Any
 
 from agenttools import edit, files
 from agenttools._collate import locale_key
+from agenttools._glob import wildcard_match
+from agenttools._text import read_regular
+from agenttools.blocks import ContentBlock, DataBlock, ImageBlock
 from agenttools.errors import (
     AgentToolsError,
     AlreadyExistsError,
@@ -17,45 +20,44 @@ from agenttools.errors import (
     MatchCountError,
     NoMatchError,
     NotFoundError,
+    ToolFailure,
 )
-from agenttools.output import ContentBlock, DataBlock, ImageBlock, ToolOutput
-from agenttools.search.ignore import IgnoreRules, find_ignore_base
-from agenttools.toolsets._gemini_common import (
+from agenttools.output import ToolOutput
+from agenttools.search.ignore import IgnoreRules, RuleFile, find_ignore_base
+from agenttools.toolsets.gemini.state import (
     DEFAULT_LINES,
     MAX_LINE_CHARS,
     MAX_READ_BYTES,
     MAX_SVG_BYTES,
-    Failure,
-    Invalid,
     State,
-    _absolute_inside,
-    _num,
+    absolute_inside,
     in_git_repo,
-    node_error,
 )
+from agenttools.toolsets.gemini.texts import invalid, node_error, num
+
+__all__ = ["list_directory", "read_file", "replace", "write_file"]
 
 # --- list_directory ------------------------------------------------------------------------------------------
 
 def _ignored_by_pattern(name: str, patterns: list[str]) -> bool:
     # upstream's `*` -> `.*`, `?` -> `.`, the rest literal, on a matcher that cannot backtrack (_glob.wildcard_match)
-    from agenttools._glob import wildcard_match
-
     return any(wildcard_match(pattern, name) for pattern in patterns)
 
 
 def list_directory(state: State, args: dict[str, Any]) -> str:
+    """``list_directory``: a directory's entries, folders first, with upstream's ignore and git-ignore rules."""
     path = args["path"]
-    real = _absolute_inside(state, path, f"Path must be absolute: {path}", label="Path")
+    real = absolute_inside(state, path, f"Path must be absolute: {path}", label="Path")
     try:
         st = os.stat(real)
     except OSError as exc:
-        raise Failure(f"Error listing directory: {node_error(exc, 'stat', path)}") from None
+        raise ToolFailure(f"Error listing directory: {node_error(exc, 'stat', path)}") from None
     if not os.path.isdir(real) or not st:
-        raise Failure(f"Error: Path is not a directory: {path}")
+        raise ToolFailure(f"Error: Path is not a directory: {path}")
     try:
         listing = files.list_dir(state.workspace, real)
     except OSError as exc:
-        raise Failure(f"Error listing directory: {node_error(exc, 'scandir', path)}") from None
+        raise ToolFailure(f"Error listing directory: {node_error(exc, 'scandir', path)}") from None
     if listing.total == 0:
         return f"Directory {path} is empty."
     rules = None
@@ -87,9 +89,6 @@ def _geminiignore(state: State, real: str) -> bool:
     ignore_file = os.path.join(state.root, ".geminiignore")
     if not os.path.isfile(ignore_file):
         return False
-    from agenttools._text import read_regular
-    from agenttools.search.ignore import RuleFile
-
     raw = read_regular(ignore_file)  # non-blocking and fstat-checked: a FIFO swapped in cannot hang the call
     if raw is None or len(raw) > MAX_READ_BYTES:
         return False
@@ -99,31 +98,32 @@ def _geminiignore(state: State, real: str) -> bool:
 
 
 def read_file(state: State, args: dict[str, Any]) -> str | ToolOutput:
+    """``read_file``: a text file's lines (paged by offset/limit), an image or PDF as a content block."""
     path = args["absolute_path"]
-    real = _absolute_inside(state, path, f"File path must be absolute, but was relative: {path}. You must provide "
+    real = absolute_inside(state, path, f"File path must be absolute, but was relative: {path}. You must provide "
                                          "an absolute path.")
     offset, limit = args.get("offset"), args.get("limit")
     if offset is not None and offset < 0:
-        raise Invalid("Offset must be a non-negative number")
+        raise invalid("Offset must be a non-negative number")
     if limit is not None and limit <= 0:
-        raise Invalid("Limit must be a positive number")
+        raise invalid("Limit must be a positive number")
     if _geminiignore(state, real):
-        raise Invalid(f"File path '{path}' is ignored by .geminiignore pattern(s).")
+        raise invalid(f"File path '{path}' is ignored by .geminiignore pattern(s).")
     rel = os.path.relpath(path, state.root).replace(os.sep, "/")
     if not os.path.lexists(path) or not os.path.exists(real):
-        raise Failure(f"File not found: {path}")
+        raise ToolFailure(f"File not found: {path}")
     if os.path.isdir(real):
-        raise Failure(f"Path is a directory, not a file: {path}")
+        raise ToolFailure(f"Path is a directory, not a file: {path}")
     start = int(offset or 0)
     count = int(limit) if limit is not None else DEFAULT_LINES
     try:
         result = files.read_file(state.workspace, real, offset=start, limit=count, max_line_chars=MAX_LINE_CHARS,
                                  max_size=MAX_READ_BYTES)
     except FileTooLargeError as exc:
-        raise Failure(f"Error reading file {path}: File size exceeds the 20MB limit: {path} "
+        raise ToolFailure(f"Error reading file {path}: File size exceeds the 20MB limit: {path} "
                       f"({exc.size / (1024 * 1024):.2f}MB)") from None
     except (AgentToolsError, OSError) as exc:
-        raise Failure(f"Error reading file {path}: {exc}") from None
+        raise ToolFailure(f"Error reading file {path}: {exc}") from None
     if result.kind == "binary":
         return f"Cannot display content of binary file: {rel}"
     if result.kind == "svg":
@@ -161,57 +161,57 @@ def _os_text(exc: BaseException, path: str) -> str:
 
 
 def write_file(state: State, args: dict[str, Any]) -> str:
+    """``write_file``: create or overwrite a file with the given content."""
     path = args["file_path"]
-    real = _absolute_inside(state, path, f"File path must be absolute: {path}")
+    real = absolute_inside(state, path, f"File path must be absolute: {path}")
     try:
         if os.path.lexists(path) and os.path.isdir(path) and not os.path.islink(path):
-            raise Invalid(f"Path is a directory, not a file: {path}")
+            raise invalid(f"Path is a directory, not a file: {path}")
     except OSError as exc:
-        raise Invalid(f"Error accessing path properties for validation: {path}. Reason: {exc}") from None
+        raise invalid(f"Error accessing path properties for validation: {path}. Reason: {exc}") from None
     try:
         result = files.write_file(state.workspace, real, args["content"], max_size=MAX_READ_BYTES)
     except IsDirectoryError:
-        raise Failure(f"Error writing to file {path}: Error writing to file: "
+        raise ToolFailure(f"Error writing to file {path}: Error writing to file: "
                       f"EISDIR: illegal operation on a directory, open '{path}'") from None
     except (AgentToolsError, OSError) as exc:
-        raise Failure(f"Error writing to file {path}: Error writing to file: {_os_text(exc, path)}") from None
+        raise ToolFailure(f"Error writing to file {path}: Error writing to file: {_os_text(exc, path)}") from None
     if result.created:
         return f"Successfully created and wrote to new file: {path}."
     return f"Successfully overwrote file: {path}."
 
 
 def replace(state: State, args: dict[str, Any]) -> str:
+    """``replace``: replace an exact text (the expected number of times), or create a file from an empty one."""
     path = args["file_path"]
-    real = _absolute_inside(state, path, f"File path must be absolute: {path}")
+    real = absolute_inside(state, path, f"File path must be absolute: {path}")
     expected = args.get("expected_replacements", 1)
     expected = int(expected) if float(expected).is_integer() else expected
     try:
         result = edit.replace_text(state.workspace, real, args["old_string"], args["new_string"], expected=expected,
                                    max_size=MAX_READ_BYTES)
     except NotFoundError:
-        raise Failure(f"File not found: {path}") from None
+        raise ToolFailure(f"File not found: {path}") from None
     except IsDirectoryError:
-        raise Failure("Error preparing edit: EISDIR: illegal operation on a directory, read") from None
+        raise ToolFailure("Error preparing edit: EISDIR: illegal operation on a directory, read") from None
     except AlreadyExistsError:
-        raise Failure(f"File already exists, cannot create: {path}") from None
+        raise ToolFailure(f"File already exists, cannot create: {path}") from None
     except NoMatchError:
-        raise Failure(f"Failed to edit, 0 occurrences found for old_string in {path}. No edits made. The exact "
+        raise ToolFailure(f"Failed to edit, 0 occurrences found for old_string in {path}. No edits made. The exact "
                       "text in old_string was not found. Ensure you're not escaping content incorrectly and check "
                       "whitespace, indentation, and context. Use read_file tool to verify.") from None
     except MatchCountError as exc:
         term = "occurrence" if expected == 1 else "occurrences"
-        raise Failure(f"Failed to edit, Expected {_num(expected)} {term} but found {exc.found} for old_string in "
+        raise ToolFailure(f"Failed to edit, Expected {num(expected)} {term} but found {exc.found} for old_string in "
                       f"file: {path}") from None
     except EncodingError as exc:
-        stage = "preparing" if str(exc).startswith("cannot decode") else "executing"
-        raise Failure(f"Error {stage} edit: {exc}") from None
+        stage = "preparing" if exc.direction == "decode" else "executing"
+        raise ToolFailure(f"Error {stage} edit: {exc}") from None
     except FileTooLargeError as exc:
-        raise Failure(f"Error preparing edit: File size exceeds the 20MB limit: {path} "
+        raise ToolFailure(f"Error preparing edit: File size exceeds the 20MB limit: {path} "
                       f"({exc.size / (1024 * 1024):.2f}MB)") from None
     except (AgentToolsError, OSError) as exc:
-        raise Failure(f"Error executing edit: {_os_text(exc, path)}") from None
+        raise ToolFailure(f"Error executing edit: {_os_text(exc, path)}") from None
     if result.created:
         return f"Created new file: {path} with provided content."
     return f"Successfully modified file: {path} ({result.occurrences} replacements)."
-
-

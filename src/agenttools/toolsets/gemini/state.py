@@ -1,0 +1,68 @@
+"""What the gemini handlers share: the state a toolset holds, upstream's limits, and its two path checks."""
+
+from __future__ import annotations
+
+import os
+
+import attrs
+
+from agenttools.errors import OutsideWorkspaceError, PathError
+from agenttools.shell import new_session
+from agenttools.toolsets.gemini.texts import invalid
+from agenttools.workspace import Workspace
+
+__all__ = ["DEFAULT_LINES", "MAX_LINE_CHARS", "MAX_READ_BYTES", "MAX_SVG_BYTES", "RECENT_SECONDS", "State",
+           "absolute_inside", "in_git_repo", "inside"]
+
+MAX_READ_BYTES = 20 * 1024 * 1024
+DEFAULT_LINES = 2000
+MAX_LINE_CHARS = 2000
+MAX_SVG_BYTES = 1024 * 1024
+RECENT_SECONDS = 24 * 60 * 60
+
+
+@attrs.define
+class State:
+    """What the handlers share: the workspace and the shell's limits."""
+
+    workspace: Workspace
+    shell_timeout: float | None
+    max_output: int
+    max_matches: int = 20_000
+    """The most matching lines search_file_content returns (a truncation note says when there were more)."""
+    session: str = attrs.field(factory=new_session)
+    """Marks every process the shell tool starts; closing the toolset kills them (background jobs included)."""
+
+    @property
+    def root(self) -> str:
+        """The project root, as a string."""
+        return str(self.workspace.root)
+
+
+def in_git_repo(path: str) -> bool:
+    """Whether ``path`` is inside a git work tree (a ``.git`` entry here or in a parent)."""
+    current = path
+    while True:
+        if os.path.exists(os.path.join(current, ".git")):
+            return True
+        parent = os.path.dirname(current)
+        if parent == current:
+            return False
+        current = parent
+
+
+def inside(state: State, path: str, message: str) -> str:
+    """The real path of an absolute path argument; ``invalid(message)`` when it escapes the root."""
+    try:
+        return str(state.workspace.resolve(path))
+    except OutsideWorkspaceError:
+        raise invalid(message) from None
+    except PathError as exc:  # a NUL byte or a symlink loop: say so rather than "outside the root"
+        raise invalid(f"{exc}: {path!r}") from None
+
+
+def absolute_inside(state: State, path: str, relative: str, label: str = "File path") -> str:
+    """Upstream's two path checks: absolute (else ``invalid(relative)``), then inside the root; the real path."""
+    if not os.path.isabs(path):
+        raise invalid(relative)
+    return inside(state, path, f"{label} must be within the root directory ({state.root}): {path}")
