@@ -1,4 +1,4 @@
-"""The editor toolset's file tools: view, str_replace, create_file."""
+"""The editor file tools: ``view`` (files, images and directory trees), ``str_replace`` and ``create_file``."""
 
 from __future__ import annotations
 
@@ -19,16 +19,12 @@ from agenttools.errors import (
     SpecialFileError,
 )
 from agenttools.output import ImageBlock, ToolOutput
-from agenttools.toolsets._editor_common import (
-    MAX_LINE_CHARS,
-    MAX_LINES,
-    EditorError,
-    State,
-    arg,
-    format_lines,
-    format_size,
-)
+from agenttools.toolsets.editor.render import format_lines, format_size
+from agenttools.toolsets.editor.state import MAX_LINE_CHARS, MAX_LINES, State, arg
+from agenttools.toolsets.editor.texts import failure
 from agenttools.workspace import Workspace
+
+__all__ = ["create_file", "str_replace", "view"]
 
 _HEADER_BYTES = 512
 _BMP_DIB_SIZES = frozenset({12, 16, 40, 52, 56, 64, 108, 124})
@@ -88,22 +84,23 @@ def _ends_with_newline(real: str, result: files.ReadResult, ws: Workspace) -> bo
 
 
 def view(state: State, args: dict[str, Any]) -> str | ToolOutput:
+    """``view``: a file's numbered lines (or a range), an image as a content block, or a directory tree."""
     ws = state.workspace
     real = ws.resolve(args["path"], expect="exists")
     if os.path.isdir(real):
         try:
             node = files.tree(ws, real)
         except OSError as exc:
-            raise EditorError("IO_ERROR", f"could not list directory {real}: {exc}") from None
+            raise failure("IO_ERROR", f"could not list directory {real}: {exc}") from None
         return "\n".join([f"{node.name}/", *_tree_lines(node, (ws.absolute(args["path"]), str(real)), ws)]) + "\n"
     try:  # one descriptor, opened without blocking and checked with fstat: a FIFO swapped in is never read
         fd, st = open_file(str(real), root=ws.root_of(real), max_size=ws.max_file_size)
     except SpecialFileError as exc:
-        raise EditorError("IO_ERROR", f"could not read {real}: it is a {exc.kind}, not a regular file") from None
+        raise failure("IO_ERROR", f"could not read {real}: it is a {exc.kind}, not a regular file") from None
     except (FileTooLargeError, NotFoundError):
         raise
     except OSError as exc:
-        raise EditorError("IO_ERROR", f"could not read {real}: {exc}") from None
+        raise failure("IO_ERROR", f"could not read {real}: {exc}") from None
     try:
         header = os.pread(fd, _HEADER_BYTES, 0)
         mime = _image_mime(str(real), header, st.st_size)
@@ -122,7 +119,7 @@ def view(state: State, args: dict[str, Any]) -> str | ToolOutput:
             return _view_range(state, str(real), int(view_range[0]), int(view_range[1]))
         return _view_whole(state, str(real))
     except EncodingError as exc:
-        raise EditorError("IO_ERROR", f"could not read {real}: {exc}") from None
+        raise failure("IO_ERROR", f"could not read {real}: {exc}") from None
 
 
 def _view_whole(state: State, real: str) -> str:
@@ -140,16 +137,16 @@ def _view_whole(state: State, real: str) -> str:
 
 def _view_range(state: State, real: str, start: int, end: int) -> str:
     if start < 1:
-        raise EditorError("INVALID_INPUT", f"invalid view_range: start must be >= 1, got {start}")
+        raise failure("INVALID_INPUT", f"invalid view_range: start must be >= 1, got {start}")
     if start > end:
-        raise EditorError("INVALID_INPUT", f"invalid view_range: start {start} > end {end}")
+        raise failure("INVALID_INPUT", f"invalid view_range: start {start} > end {end}")
     result = files.read_text(state.workspace, real, offset=start - 1, limit=end - start + 1,
                              max_line_chars=MAX_LINE_CHARS, count_all=False)
     lines = list(result.lines)
     if result.total_lines >= 0:  # the end of the file was reached: drop the phantom line after a final newline
         total = result.total_lines - (1 if _ends_with_newline(real, result, state.workspace) or result.size == 0 else 0)
         if start > total:
-            raise EditorError("INVALID_INPUT", f"invalid view_range: start {start} exceeds total lines {total} "
+            raise failure("INVALID_INPUT", f"invalid view_range: start {start} exceeds total lines {total} "
                                                f"in {real}")
         lines = lines[: total - (start - 1)]
     lines = [line.removesuffix("\r") for line in lines]
@@ -158,9 +155,10 @@ def _view_range(state: State, real: str, start: int, end: int) -> str:
 
 
 def str_replace(state: State, args: dict[str, Any]) -> str:
+    """``str_replace``: replace one unique occurrence of a text."""
     old = args["old_str"]
     if old == "":
-        raise EditorError("INVALID_INPUT", "old_str must not be empty")
+        raise failure("INVALID_INPUT", "old_str must not be empty")
     ws = state.workspace
     real = ws.resolve(args["path"])
     if not os.path.lexists(real):
@@ -171,14 +169,14 @@ def str_replace(state: State, args: dict[str, Any]) -> str:
         result = edit.replace_text(ws, real, old, arg(args, "new_str", ""), expected=None if replace_all else 1,
                                    create=False)
     except NoMatchError:
-        raise EditorError("STR_REPLACE_NOT_FOUND", f"old_str not found in {real}") from None
+        raise failure("STR_REPLACE_NOT_FOUND", f"old_str not found in {real}") from None
     except MatchCountError as exc:
-        raise EditorError("STR_REPLACE_AMBIGUOUS", f"found {exc.found} occurrences in {real}; match must be unique "
+        raise failure("STR_REPLACE_AMBIGUOUS", f"found {exc.found} occurrences in {real}; match must be unique "
                                                    "(use replace_all to replace all)") from None
     except (HardLinkError, ProtectedPathError):
         raise
     except (EncodingError, IsDirectoryError, OSError) as exc:
-        raise EditorError("IO_ERROR", f"could not write {real}: {exc}") from None
+        raise failure("IO_ERROR", f"could not write {real}: {exc}") from None
     if replace_all:
         return f"Replaced {result.occurrences} occurrences in {real}"
     if os.stat(real).st_size == 0:
@@ -192,25 +190,26 @@ def str_replace(state: State, args: dict[str, Any]) -> str:
 
 
 def create_file(state: State, args: dict[str, Any]) -> str:
+    """``create_file``: create or overwrite a file, making its parent directories."""
     content: str = args["content"]
     ws = state.workspace
     size = len(content.encode("utf-8", errors="surrogatepass"))
     if size > ws.max_file_size:
-        raise EditorError("FILE_TOO_LARGE", f"content is {size} bytes, exceeds maximum {ws.max_file_size} bytes")
+        raise failure("FILE_TOO_LARGE", f"content is {size} bytes, exceeds maximum {ws.max_file_size} bytes")
     real = ws.resolve(args["path"])
     try:
         files.make_dirs(real.parent, mode=0o755, ws=ws)
     except ProtectedPathError:
         raise
     except OSError as exc:
-        raise EditorError("IO_ERROR", f"could not create directories for {real}: {exc}") from None
+        raise failure("IO_ERROR", f"could not create directories for {real}: {exc}") from None
     try:
         files.write_file(ws, real, content, create_parents=False, new_file_mode=0o644)
     except IsDirectoryError:
-        raise EditorError("IO_ERROR", f"could not write {real}: is a directory") from None
+        raise failure("IO_ERROR", f"could not write {real}: is a directory") from None
     except (HardLinkError, ProtectedPathError):
         raise
     except (EncodingError, OSError) as exc:
-        raise EditorError("IO_ERROR", f"could not write {real}: {exc}") from None
+        raise failure("IO_ERROR", f"could not write {real}: {exc}") from None
     return f"Created {real} ({size} bytes)"
 

@@ -1,4 +1,4 @@
-"""The editor toolset's shell tools: bash (persistent session cwd, real exit status) and task_output."""
+"""The editor shell tools: ``bash`` (a persistent session cwd, the real exit status) and ``task_output``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,11 @@ from typing import Any
 
 from agenttools import shell
 from agenttools.errors import ProcessLimitError, UnknownProcessError
-from agenttools.toolsets._editor_common import MAX_TIMEOUT_MS, EditorError, State, arg, sections
+from agenttools.toolsets.editor.render import sections
+from agenttools.toolsets.editor.state import MAX_TIMEOUT_MS, State, arg
+from agenttools.toolsets.editor.texts import failure
+
+__all__ = ["bash", "task_output"]
 
 KEEP_BYTES = 256 * 1024  # per stream, head and tail: the model sees 30,000 characters; the cwd marker ends the tail
 
@@ -32,18 +36,19 @@ def _split_sentinel(stdout: str, sentinel: str) -> tuple[str, str | None]:
 
 
 def bash(state: State, args: dict[str, Any]) -> str:
+    """``bash``: run a command in the session's cwd (which it may change), or start it as a background task."""
     command: str = args["command"]
     if not command.strip():
-        raise EditorError("BASH_EMPTY_COMMAND", "command must not be empty")
+        raise failure("BASH_EMPTY_COMMAND", "command must not be empty")
     ws = state.workspace
     cwd = str(ws.cwd) if os.path.isdir(ws.cwd) else str(ws.root)
     if arg(args, "run_in_background", False):
         try:
             task = state.tasks.start(command, cwd=cwd)
         except ProcessLimitError as exc:
-            raise EditorError("BASH_TASK_LIMIT", f"could not add background task: {exc}") from None
+            raise failure("BASH_TASK_LIMIT", f"could not add background task: {exc}") from None
         except OSError as exc:
-            raise EditorError("BASH_START_FAILED", f"could not start background command: {exc}") from None
+            raise failure("BASH_START_FAILED", f"could not start background command: {exc}") from None
         return f"task_id: {task.id}\nCommand started in background."
     timeout_ms = int(arg(args, "timeout", 0))
     if timeout_ms <= 0:
@@ -52,7 +57,7 @@ def bash(state: State, args: dict[str, Any]) -> str:
     result = shell.run_shell(_wrap(command, state.sentinel), cwd=cwd, timeout=timeout_ms / 1000,
                              session=state.tasks.session, max_output=KEEP_BYTES)
     if result.error is not None:
-        raise EditorError("BASH_START_FAILED", f"could not start command: {result.error}")
+        raise failure("BASH_START_FAILED", f"could not start command: {result.error}")
     stdout, new_cwd = _split_sentinel(result.stdout, state.sentinel)
     if new_cwd is not None:
         with contextlib.suppress(OSError, ValueError):  # a directory that vanished meanwhile: keep the old cwd
@@ -65,11 +70,12 @@ def bash(state: State, args: dict[str, Any]) -> str:
 
 
 def task_output(state: State, args: dict[str, Any]) -> str:
+    """``task_output``: a background task's status and output so far."""
     task_id: str = args["task_id"]
     try:
         status = state.tasks.status(task_id)
     except UnknownProcessError:
-        raise EditorError("BASH_TASK_NOT_FOUND", f"task not found: {task_id}") from None
+        raise failure("BASH_TASK_NOT_FOUND", f"task not found: {task_id}") from None
     if status.running:
         return "status: running\n" + sections(status.stdout, status.stderr)
     state.tasks.remove(task_id)

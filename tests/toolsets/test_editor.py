@@ -12,7 +12,7 @@ import pytest
 
 import agenttools
 from agenttools import ImageBlock
-from agenttools.toolsets.editor import DESCRIPTIONS, PARAMETERS
+from agenttools.toolsets.editor.texts import DESCRIPTIONS, PARAMETERS
 
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(20)
 JPEG = b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + bytes(20)

@@ -1,0 +1,56 @@
+"""The ``editor`` toolset: view, str_replace, create_file, bash and task_output, as the boris MCP server has them.
+
+``agenttools.toolset("editor", root="/abs/project", allow_dirs=None, deny_dirs=(), max_file_size="10MB")``.
+Errors read ``[CODE] message``. Deviations from upstream are listed in docs/toolsets/editor.md.
+
+The package: :mod:`~.texts` (descriptions, schemas, error wording), :mod:`~.render` (numbered lines, sizes, output
+sections), :mod:`~.state`, the handlers in :mod:`~.files` and :mod:`~.shell`, and :mod:`~.tools` (the ToolSpecs).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+from agenttools.errors import ConfigError
+from agenttools.process import ProcessTable
+from agenttools.registry import Registry
+from agenttools.toolsets._spec import build_registry
+from agenttools.toolsets.editor.state import State
+from agenttools.toolsets.editor.texts import render_error
+from agenttools.toolsets.editor.tools import TOOLS
+from agenttools.workspace import DEFAULT_MAX_FILE_SIZE, Workspace
+
+__all__ = ["TOOLS", "build", "render_error"]
+
+
+def build(
+    root: str | os.PathLike[str] | None = None,
+    *,
+    allow_dirs: Iterable[str | os.PathLike[str]] | None = None,
+    deny_dirs: Iterable[str] = (),
+    max_file_size: int | str = DEFAULT_MAX_FILE_SIZE,
+    bash_timeout: float = 120,
+    background_timeout: float | None = None,
+    max_tasks: int = 10,
+) -> Registry:
+    """Build the editor toolset; close the registry (or use it as a context manager) to end background tasks.
+
+    Args:
+        root: The initial session cwd (required).
+        allow_dirs: Directories every path must stay inside (default: ``[root]``; ``["/"]`` opens everything).
+        deny_dirs: Doublestar globs refused even inside ``allow_dirs``, e.g. ``**/.env``.
+        max_file_size: Largest file ``view`` reads and ``create_file`` writes (bytes or ``"10MB"``).
+        bash_timeout: Default seconds a foreground ``bash`` command may run.
+        background_timeout: Seconds before a background task's group is killed (None: never).
+        max_tasks: Background tasks held at once (running, or finished and not yet read).
+
+    Raises:
+        ConfigError: ``root`` is missing, a directory does not exist, or an option is invalid.
+    """
+    if root is None:
+        raise ConfigError("the editor toolset needs root=<the initial working directory>")
+    workspace = Workspace(root, allow_dirs=allow_dirs, deny=deny_dirs, max_file_size=max_file_size)
+    state = State(workspace=workspace, tasks=ProcessTable(max_processes=max_tasks, timeout=background_timeout),
+                  bash_timeout_ms=int(bash_timeout * 1000))
+    return build_registry(TOOLS, state, render_error=render_error, on_close=[state.tasks.close])

@@ -1,0 +1,25 @@
+"""The editor toolset as data: view, str_replace, create_file, bash and task_output, in upstream's order."""
+
+from __future__ import annotations
+
+from agenttools.toolsets._spec import READ, Hints, ToolSpec
+from agenttools.toolsets.editor import files, shell
+from agenttools.toolsets.editor.state import State
+from agenttools.toolsets.editor.texts import DESCRIPTIONS, PARAMETERS
+
+__all__ = ["TOOLS"]
+
+TOOLS: list[ToolSpec[State]] = [
+    ToolSpec(name="view", description=DESCRIPTIONS["view"], parameters=PARAMETERS["view"], handler=files.view,
+             paths={"path": "path"}, hints=READ),
+    ToolSpec(name="str_replace", description=DESCRIPTIONS["str_replace"], parameters=PARAMETERS["str_replace"],
+             handler=files.str_replace, paths={"path": "path"}, hints=Hints(destructive=True, open_world=False)),
+    ToolSpec(name="create_file", description=DESCRIPTIONS["create_file"], parameters=PARAMETERS["create_file"],
+             handler=files.create_file, paths={"path": "path"},
+             hints=Hints(destructive=True, idempotent=True, open_world=False)),
+    ToolSpec(name="bash", description=DESCRIPTIONS["bash"], parameters=PARAMETERS["bash"], handler=shell.bash,
+             hints=Hints(destructive=True, open_world=True)),
+    ToolSpec(name="task_output", description=DESCRIPTIONS["task_output"], parameters=PARAMETERS["task_output"],
+             handler=shell.task_output, hints=Hints(read_only=True, open_world=False)),
+]
+"""Each tool of the contract, in upstream's order."""
