@@ -97,3 +97,36 @@ def no_process_left_behind():
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
     assert left == [], f"processes started by the tests were still running: {left}"
+
+
+# --- a content docroot (the content family and toolset) ------------------------------------------------------
+
+@pytest.fixture
+def docroot(tmp_path) -> Path:
+    root = tmp_path / "docs"
+    files = {
+        "guides/intro.md": "# Intro\n",
+        "guides/intro.txt": "h\u00e9llo \u2713\n",
+        "guides/tutorial.md": "# Tutorial\n",
+        "guides/tmpl.md.mustache": "# T {{x}}\n",
+        "guides/both.md": "plain wins\n",
+        "guides/both.md.mustache": "template loses\n",
+        "guides/sub/deep.md": "# Deep\n",
+        "guides/sub/code.py": "print(1)\n",
+        "guides/.hidden.md": "hidden\n",
+        "guides/__pycache__/x.md": "cache\n",
+        "guides/meta_.json": "{}\n",
+        "examples/ex.md": "# Ex\n",
+    }
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+CONTENT_CATEGORIES = [
+    {"name": "guides", "dir": "guides", "patterns": ["*.md"], "description": "How-to guides"},
+    {"name": "examples", "dir": "examples"},
+]
+"""The categories of the ``docroot`` fixture: guides with a default pattern, examples without."""

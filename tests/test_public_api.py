@@ -56,9 +56,9 @@ def test_import_imports_nothing_heavy():
 
 
 def test_every_public_name_resolves_lazily():
-    code = "import agenttools; [getattr(agenttools, n) for n in agenttools.__all__]; print(agenttools.content.Result)"
+    code = "import agenttools; [getattr(agenttools, n) for n in agenttools.__all__]; print(agenttools.content.Project)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
-    assert "Result" in out.stdout
+    assert "Project" in out.stdout
     assert set(agenttools.__all__) <= set(dir(agenttools))
     with pytest.raises(AttributeError):
         agenttools.no_such_name  # noqa: B018

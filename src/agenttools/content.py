@@ -3,8 +3,8 @@
 A :class:`Project` has a docroot, categories (a directory under the docroot and default glob patterns) and
 collections (named groups of categories). Build one from keyword arguments, a dict, or a TOML/JSON file; make it
 current with :func:`session` (a context variable, so concurrent async requests can serve different projects).
-:func:`discover` finds a category's documents; :func:`format_documents` renders one document plainly and several
-as the ``guide-boundary`` MIME block; :class:`Result` is the JSON envelope the content toolset answers with.
+:func:`discover` finds a category's documents and :func:`read_document` reads one, bounded; how they are shown
+to a model is the content toolset's business (``agenttools.toolsets.content``).
 """
 
 from __future__ import annotations
@@ -26,9 +26,8 @@ from agenttools.errors import ConfigError
 from agenttools.workspace import parse_size
 
 __all__ = ["DEFAULT_MAX_FILE_SIZE", "DEFAULT_MAX_TOTAL_SIZE", "MAX_PATTERN_CHARS", "Category", "Collection",
-           "DocrootEscapeError", "Document", "DocumentTooLargeError", "PatternRuleError", "Project", "Result",
-           "category_base", "current_project", "discover", "format_documents", "is_hidden", "read_document",
-           "session"]
+           "DocrootEscapeError", "Document", "DocumentTooLargeError", "PatternRuleError", "Project", "category_base",
+           "current_project", "discover", "is_hidden", "read_document", "session"]
 
 NAME = re.compile(r"^[a-zA-Z0-9_-]{1,30}\Z")
 MAX_DOCUMENTS_PER_GLOB = 100
@@ -38,11 +37,6 @@ DEFAULT_MAX_TOTAL_SIZE = 32 << 20
 """Largest total of the documents of one answer (bytes)."""
 MAX_PATTERN_CHARS = 1024
 """Longest ``pattern`` argument: each one is compiled to regexes (four variants), so its length is bounded."""
-BOUNDARY = "guide-boundary"
-_TYPES = {".md": "text/markdown", ".markdown": "text/markdown", ".txt": "text/plain", ".html": "text/html",
-          ".htm": "text/html", ".json": "application/json", ".yaml": "application/yaml",
-          ".yml": "application/yaml", ".xml": "application/xml", ".csv": "text/csv"}
-
 
 def _name(kind: str, value: Any) -> str:
     if not isinstance(value, str) or not NAME.match(value):
@@ -416,77 +410,3 @@ def read_document(document: Document, limit: int) -> str:
     finally:
         os.close(fd)
     return b"".join(chunks).decode("utf-8")
-
-
-def _content_type(basename: str) -> str:
-    return _TYPES.get(os.path.splitext(basename)[1].lower(), "text/plain")
-
-
-def format_documents(documents: Sequence[tuple[Document, str]]) -> str:
-    """One document: its text as-is. Several: the ``guide-boundary`` MIME block (LF, UTF-8 Content-Length)."""
-    if len(documents) == 1:
-        return documents[0][1]
-    parts = [f'Content-Type: multipart/mixed; boundary="{BOUNDARY}"\n\n']
-    for document, text in documents:
-        parts.append(f"--{BOUNDARY}\nContent-Type: {_content_type(document.basename)}\n"
-                     f"Content-Location: guide://category/{document.category}/{document.path}\n"
-                     f"Content-Length: {len(text.encode('utf-8'))}\n\n{text}\n\n")
-    parts.append(f"--{BOUNDARY}--")
-    return "".join(parts)
-
-
-@attrs.frozen(kw_only=True)
-class Result:
-    """mcp-guide's Result envelope; :meth:`to_json_str` is exactly what its tools answer."""
-
-    success: bool
-    """Whether the call succeeded."""
-    value: Any = None
-    """The content (success)."""
-    error: str | None = None
-    """The error message (failure)."""
-    error_type: str | None = None
-    """not_found, no_matches, invalid_pattern, no_session, io_error, validation_error, unknown."""
-    exception: BaseException | None = attrs.field(default=None, repr=False)
-    """The exception behind an ``unknown`` failure."""
-    message: str | None = None
-    """An informational message."""
-    instruction: str | None = None
-    """Guidance for the agent."""
-    error_data: Any = None
-    """Structured details (validation errors)."""
-
-    @classmethod
-    def ok(cls, value: Any, message: str | None = None, instruction: str | None = None) -> Result:
-        """A success."""
-        return cls(success=True, value=value, message=message, instruction=instruction)
-
-    @classmethod
-    def failure(cls, error: str, error_type: str = "unknown", exception: BaseException | None = None,
-                message: str | None = None, instruction: str | None = None, error_data: Any = None) -> Result:
-        """A failure."""
-        return cls(success=False, error=error, error_type=error_type, exception=exception, message=message,
-                   instruction=instruction, error_data=error_data)
-
-    def to_json(self) -> dict[str, Any]:
-        """The keys in upstream's order, optional ones only when set."""
-        if self.success:
-            out: dict[str, Any] = {"success": True}
-            if self.value is not None:
-                out["value"] = self.value
-        else:
-            out = {"success": False, "error": self.error, "error_type": self.error_type}
-            if self.error_data:
-                out["error_data"] = self.error_data
-            if self.exception is not None:
-                out["exception_type"] = type(self.exception).__name__
-                out["exception_message"] = str(self.exception)
-        if self.message:
-            out["message"] = self.message
-        if self.instruction:
-            out["instruction"] = self.instruction
-        return out
-
-    def to_json_str(self) -> str:
-        """``json.dumps(self.to_json())`` (ASCII-escaped, ``", "``/``": "`` separators)."""
-        return json.dumps(self.to_json())

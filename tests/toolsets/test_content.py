@@ -5,47 +5,20 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from pathlib import Path
 
 import pytest
 
 import agenttools
 from agenttools import ConfigError
-from agenttools.content import Project, Result, session
+from agenttools.content import session
+from agenttools.toolsets.content.render import Result
+from conftest import CONTENT_CATEGORIES as CATEGORIES
 
 NOT_FOUND = "Present this error to the user and take no further action."
 NO_MATCH = "Present this error to the user so they can correct the pattern. Do NOT attempt corrective action."
 IO = "Present this error to the user. The file may have been deleted, moved, or has permission issues."
 
 
-@pytest.fixture
-def docroot(tmp_path) -> Path:
-    root = tmp_path / "docs"
-    files = {
-        "guides/intro.md": "# Intro\n",
-        "guides/intro.txt": "h\u00e9llo \u2713\n",
-        "guides/tutorial.md": "# Tutorial\n",
-        "guides/tmpl.md.mustache": "# T {{x}}\n",
-        "guides/both.md": "plain wins\n",
-        "guides/both.md.mustache": "template loses\n",
-        "guides/sub/deep.md": "# Deep\n",
-        "guides/sub/code.py": "print(1)\n",
-        "guides/.hidden.md": "hidden\n",
-        "guides/__pycache__/x.md": "cache\n",
-        "guides/meta_.json": "{}\n",
-        "examples/ex.md": "# Ex\n",
-    }
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
-
-
-CATEGORIES = [
-    {"name": "guides", "dir": "guides", "patterns": ["*.md"], "description": "How-to guides"},
-    {"name": "examples", "dir": "examples"},
-]
 COLLECTIONS = [{"name": "all", "categories": ["examples", "guides"], "description": "Everything"}]
 
 
@@ -86,31 +59,6 @@ def test_default_patterns_templates_and_exclusions(reg):
         ("text/markdown", "guides/intro.md", "# Intro\n"),
         ("text/markdown", "guides/tmpl.md.mustache", "# T {{x}}\n"),
         ("text/markdown", "guides/tutorial.md", "# Tutorial\n"))
-
-
-@pytest.mark.parametrize(
-    ("pattern", "paths"),
-    [
-        ("intro.md", ["intro.md"]),
-        ("intro", ["intro.md", "intro.txt"]),
-        ("**/*.py", ["sub/code.py"]),
-        ("**/*.md", ["both.md", "intro.md", "sub/deep.md", "tmpl.md.mustache", "tutorial.md"]),
-        ("t?torial.md", ["tutorial.md"]),
-        ("[it]*.md", ["intro.md", "tmpl.md.mustache", "tutorial.md"]),
-        ("sub/*", ["sub/code.py", "sub/deep.md"]),
-        ("*.json", []),
-    ],
-)
-def test_patterns(docroot, pattern, paths):
-    project = Project.build(docroot=docroot, categories=CATEGORIES)
-    found = agenttools.content.discover(project, project.category("guides"), [pattern])
-    assert [d.path for d in found] == paths
-
-
-def test_template_basename(docroot):
-    project = Project.build(docroot=docroot, categories=CATEGORIES)
-    (template,) = agenttools.content.discover(project, project.category("guides"), ["tmpl.md"])
-    assert (template.basename, template.is_template) == ("tmpl.md", True)
 
 
 def test_collection_order_and_locations(reg):
@@ -280,8 +228,7 @@ def test_unexpected_errors_are_unknown(reg, monkeypatch):
     def explode(*args, **kwargs):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(agenttools.content, "format_documents", explode)
-    monkeypatch.setattr("agenttools.toolsets.content.format_documents", explode)
+    monkeypatch.setattr("agenttools.toolsets.content.tools.format_documents", explode)
     out = json.loads(reg.call("get_category_content", {"category": "examples"}).text)
     assert out == {"success": False, "error": "disk on fire", "error_type": "unknown",
                    "exception_type": "RuntimeError", "exception_message": "disk on fire"}
