@@ -32,7 +32,7 @@ from agenttools.errors import EncodingError, FileTooLargeError, NotFoundError
 from agenttools.workspace import Workspace
 
 __all__ = ["DirEntry", "DirListing", "FileInfo", "ReadResult", "TreeNode", "WriteResult", "list_dir", "make_dirs",
-           "read_file", "read_text", "remove", "stat_path", "tree", "write_file"]
+           "read_bytes", "read_file", "read_text", "remove", "stat_path", "tree", "write_file"]
 
 
 
@@ -202,6 +202,23 @@ def _open_checked(ws: Workspace, path: str | os.PathLike[str],
         os.close(fd)
         raise
     return real, fd, st.st_size, head
+
+
+def read_bytes(ws: Workspace, path: str | os.PathLike[str], *, max_size: int | None = None) -> bytes:
+    """A regular file's bytes, whole: opened without blocking, its size checked on the open descriptor.
+
+    Raises:
+        NotFoundError, IsDirectoryError, SpecialFileError, OutsideWorkspaceError, DeniedPathError: The path.
+        FileTooLargeError: The file exceeds ``max_size`` (default: the workspace's ``max_file_size``), also when it
+            grows past it while read.
+    """
+    real = ws.resolve(path, expect="file")
+    limit = ws.max_file_size if max_size is None else max_size
+    fd, st = open_file(str(real), root=ws.root_of(real), max_size=limit)
+    try:
+        return read_limited(fd, st.st_size, limit=limit, path=str(real))
+    finally:
+        os.close(fd)
 
 
 def read_file(

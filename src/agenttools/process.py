@@ -254,11 +254,11 @@ class ProcessTable:
             if self._closed:
                 raise ProcessLimitError("the process table is closed", limit=self.max_processes)
             if len(self._processes) >= self.max_processes:
-                raise ProcessLimitError(f"maximum concurrent background process limit ({self.max_processes}) "
-                                        "reached", limit=self.max_processes)
+                raise ProcessLimitError(f"the process table already holds its maximum of {self.max_processes} "
+                                        "processes", limit=self.max_processes)
             running = self.running_count()
             if self.max_running is not None and running >= self.max_running:
-                raise ProcessLimitError(f"too many active processes ({running}/{self.max_running})",
+                raise ProcessLimitError(f"{running} processes are running, the most allowed at once",
                                         limit=self.max_running)
             env = {**non_interactive_env(), **self._env}
             proc = subprocess.Popen([shell, "-c", command], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
@@ -396,7 +396,7 @@ class ProcessTable:
 
 
 class ProcessManager(ProcessTable):
-    """A :class:`ProcessTable` with the assistant toolset's conventions, usable on its own.
+    """A :class:`ProcessTable` for many short-lived background processes (the assistant toolset uses one).
 
     Ids are ``proc-1``, ``proc-2``, ...; at most ``max_running`` (16) processes run at once; each stream keeps its
     last ``max_output`` bytes (1 MiB); finished records are forgotten after ``expire_after`` seconds (30 minutes),

@@ -46,7 +46,9 @@ def bash(state: State, args: dict[str, Any]) -> str:
         try:
             task = state.tasks.start(command, cwd=cwd)
         except ProcessLimitError as exc:
-            raise failure("BASH_TASK_LIMIT", f"could not add background task: {exc}") from None
+            why = ("the process table is closed" if state.tasks.closed
+                   else f"maximum concurrent background process limit ({exc.limit}) reached")
+            raise failure("BASH_TASK_LIMIT", f"could not add background task: {why}") from None
         except OSError as exc:
             raise failure("BASH_START_FAILED", f"could not start background command: {exc}") from None
         return f"task_id: {task.id}\nCommand started in background."

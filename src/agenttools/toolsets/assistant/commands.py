@@ -1,4 +1,4 @@
-"""The assistant toolset's process tools: exec (synchronous), process (background), and message."""
+"""The assistant command tools: ``exec`` (a command run to its end) and ``process`` (background processes)."""
 
 from __future__ import annotations
 
@@ -8,39 +8,36 @@ import signal
 from typing import Any
 
 from agenttools import shell
-from agenttools.errors import ChannelNotFoundError, ProcessLimitError, SendError, UnknownProcessError
-from agenttools.message import send_message
+from agenttools.errors import ProcessLimitError, UnknownProcessError
 from agenttools.process import ProcessStatus
-from agenttools.toolsets._assistant_common import (
+from agenttools.toolsets.assistant.state import (
     DEFAULT_EXEC_TIMEOUT,
     DEFAULT_TAIL,
     MAX_EXEC_TIMEOUT,
     MAX_STREAM,
-    Fail,
     State,
     coerce_int,
-    dumps,
-    go_duration,
-    go_wait_error,
     guard,
-    rfc3339,
 )
+from agenttools.toolsets.assistant.texts import dumps, fail, go_duration, go_wait_error, rfc3339
+
+__all__ = ["exec_command", "parse_command", "process"]
 
 
 def parse_command(value: Any) -> tuple[str | list[str], str]:
     """(a shell string or an argv list, the command as displayed), or upstream's error."""
     if value is None:
-        raise Fail("command is required")
+        raise fail("command is required")
     if isinstance(value, str):
         if not value.strip():
-            raise Fail("command is required")
+            raise fail("command is required")
         return value.strip(), value.strip()
     if isinstance(value, list) and all(isinstance(item, str) for item in value):
         argv = [item.strip() for item in value if item.strip()]
         if not argv:
-            raise Fail("command program is required")
+            raise fail("command program is required")
         return argv, " ".join(argv)
-    raise Fail("command is required and must be string or []string")
+    raise fail("command is required and must be string or []string")
 
 
 def _working_dir(state: State, value: Any) -> str:
@@ -51,6 +48,7 @@ def _working_dir(state: State, value: Any) -> str:
 
 
 def exec_command(state: State, args: dict[str, Any]) -> str:
+    """``exec``: run a command to its end (or its timeout) and report its exit code and output."""
     command, display = parse_command(args.get("command"))
     cwd = _working_dir(state, args.get("working_dir"))
     timeout = args.get("timeout")
@@ -59,7 +57,7 @@ def exec_command(state: State, args: dict[str, Any]) -> str:
         seconds = DEFAULT_EXEC_TIMEOUT
     seconds = min(seconds, MAX_EXEC_TIMEOUT)
     if not os.path.isdir(cwd):
-        raise Fail(f"command execution failed: chdir {cwd}: no such file or directory")
+        raise fail(f"command execution failed: chdir {cwd}: no such file or directory")
     if isinstance(command, str):
         result = shell.run_shell(command, cwd=cwd, timeout=seconds, max_output=MAX_STREAM,
                                  session=state.processes.session)
@@ -69,10 +67,10 @@ def exec_command(state: State, args: dict[str, Any]) -> str:
     if result.error is not None:
         program = command[0] if isinstance(command, list) else "bash"
         if "/" not in program and "FileNotFoundError" in result.error:
-            raise Fail(f'command execution failed: exec: "{program}": executable file not found in $PATH')
-        raise Fail(f"command execution failed: fork/exec {program}: {result.error.split(': ', 1)[-1]}")
+            raise fail(f'command execution failed: exec: "{program}": executable file not found in $PATH')
+        raise fail(f"command execution failed: fork/exec {program}: {result.error.split(': ', 1)[-1]}")
     if result.timed_out:
-        raise Fail(f"command timeout after {go_duration(seconds)}")
+        raise fail(f"command timeout after {go_duration(seconds)}")
     code = -1 if result.exit_code is None else result.exit_code
     reply: dict[str, Any] = {"success": code == 0, "command": display, "exit_code": code, "stdout": result.stdout,
                              "stderr": result.stderr, "working_dir": cwd}
@@ -99,15 +97,16 @@ def _process_id(args: dict[str, Any]) -> str:
     if isinstance(value, int | float) and not isinstance(value, bool):
         value = str(int(value))
     if not isinstance(value, str) or not value.strip():
-        raise Fail("process_id is required")
+        raise fail("process_id is required")
     return value.strip()
 
 
 def process(state: State, args: dict[str, Any]) -> str:
+    """``process``: start, inspect, read, kill and list background processes."""
     action = args.get("action")
     action = action.strip().lower() if isinstance(action, str) else ""
     if not action:
-        raise Fail("action is required")
+        raise fail("action is required")
     manager = state.processes
     if action == "list":
         statuses = sorted(manager.list(), key=lambda s: (len(s.id), s.id))
@@ -120,17 +119,17 @@ def process(state: State, args: dict[str, Any]) -> str:
             status = manager.start(line, cwd=cwd)
         except ProcessLimitError:
             limit = manager.max_running or 0
-            raise Fail(f"too many active processes ({manager.running_count()}/{limit}), kill some before starting "
+            raise fail(f"too many active processes ({manager.running_count()}/{limit}), kill some before starting "
                        "new ones") from None
         except OSError as exc:
-            raise Fail(f"failed to start process: {exc}") from None
+            raise fail(f"failed to start process: {exc}") from None
         for known in [key for key in state.displays if key not in manager]:  # forgotten records: forget their text
             del state.displays[known]
         state.displays[status.id] = display
         return dumps({"success": True, "process_id": status.id, "running": True, "command": display,
                       "working_dir": cwd, "started_at": rfc3339(status.started)})
     if action not in ("status", "log", "kill"):
-        raise Fail(f"unsupported action: {action}")
+        raise fail(f"unsupported action: {action}")
     process_id = _process_id(args)
     try:
         if action == "kill":
@@ -145,31 +144,4 @@ def process(state: State, args: dict[str, Any]) -> str:
         return dumps({**_snapshot(state, status), "stdout": out.decode("utf-8", errors="replace"),
                       "stderr": err.decode("utf-8", errors="replace"), "tail": tail})
     except UnknownProcessError:
-        raise Fail(f"process not found: {process_id}") from None
-
-
-def _id_arg(args: dict[str, Any], *names: str) -> str:
-    for name in names:
-        value = args.get(name)
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            value = str(int(value)) if float(value).is_integer() else str(value)
-        if isinstance(value, str) and value.strip():
-            return value.strip()
-    return ""
-
-
-def message(state: State, args: dict[str, Any]) -> str:
-    channel_id = _id_arg(args, "chanId", "chan_id", "channelId", "channel_id")
-    if not channel_id:
-        raise Fail("chanId is required")
-    chat_id = _id_arg(args, "chatId", "chat_id")
-    if not chat_id:
-        raise Fail("chatId is required")
-    content = args.get("content")
-    if not isinstance(content, str) or not content:
-        raise Fail("content is required")
-    try:
-        send_message(state.channels, channel_id, chat_id, content)
-    except (ChannelNotFoundError, SendError) as exc:
-        raise Fail(str(exc)) from None
-    return dumps({"success": True, "chanId": channel_id, "chatId": chat_id, "content": content})
+        raise fail(f"process not found: {process_id}") from None

@@ -1,4 +1,4 @@
-"""The assistant toolset's file tools: read, write, edit, list, delete, and the legacy ``file`` tool."""
+"""The assistant file tools: read, write, edit, list, delete, and the legacy ``file`` tool, on the families."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from agenttools import edit, files
-from agenttools._text import decode, read_checked
+from agenttools._text import decode
 from agenttools.errors import (
     AgentToolsError,
     EditError,
@@ -19,42 +19,28 @@ from agenttools.errors import (
     NoChangeError,
     NoMatchError,
     SpecialFileError,
+    ToolFailure,
 )
-from agenttools.toolsets._assistant_common import (
-    Fail,
-    State,
-    coerce_bool,
-    coerce_int,
-    dumps,
-    go_error,
-    go_mode,
-    guard,
-    text_arg,
-)
+from agenttools.toolsets.assistant.state import State, coerce_bool, coerce_int, guard, text_arg
+from agenttools.toolsets.assistant.texts import dumps, fail, go_error, go_mode
+
+__all__ = ["delete", "edit_file", "file_tool", "list_dir", "read", "write"]
 
 
 def _read_bytes(lexical: str, real: str, state: State) -> bytes:
+    """The file's bytes through the files family, or upstream's ``failed to read file: ...``."""
     ws = state.workspace
     try:
-        st = os.stat(real)
-        if stat.S_ISDIR(st.st_mode):
-            raise IsADirectoryError(21, "is a directory")
-        if not stat.S_ISREG(st.st_mode):
-            raise Fail(f"failed to read file: read {lexical}: not a regular file")
-        if st.st_size > ws.max_file_size:
-            raise Fail(f"failed to read file: {lexical} is {st.st_size} bytes, exceeds maximum "
-                       f"{ws.max_file_size} bytes")
-        try:  # opened without blocking and checked on the descriptor: a FIFO swapped in meanwhile cannot hang
-            return read_checked(real, root=ws.root_of(real), max_size=ws.max_file_size)
-        except SpecialFileError:
-            raise Fail(f"failed to read file: read {lexical}: not a regular file") from None
-        except FileTooLargeError as exc:
-            raise Fail(f"failed to read file: {lexical} is {exc.size} bytes, exceeds maximum "
-                       f"{ws.max_file_size} bytes") from None
+        return files.read_bytes(ws, real)
+    except SpecialFileError:
+        raise fail(f"failed to read file: read {lexical}: not a regular file") from None
+    except FileTooLargeError as exc:
+        raise fail(f"failed to read file: {lexical} is {exc.size} bytes, exceeds maximum {ws.max_file_size} "
+                   "bytes") from None
     except IsADirectoryError as exc:
-        raise Fail(f"failed to read file: {go_error('read', lexical, exc)}") from None
+        raise fail(f"failed to read file: {go_error('read', lexical, exc)}") from None
     except OSError as exc:
-        raise Fail(f"failed to read file: {go_error('open', lexical, exc)}") from None
+        raise fail(f"failed to read file: {go_error('open', lexical, exc)}") from None
 
 
 def _os_text(lexical: str, exc: BaseException) -> str:
@@ -65,6 +51,7 @@ def _os_text(lexical: str, exc: BaseException) -> str:
 
 
 def read(state: State, args: dict[str, Any]) -> str:
+    """``read``: a file's content and size."""
     given, lexical, real = guard(state, args.get("path"))
     raw = _read_bytes(lexical, real, state)
     try:
@@ -75,57 +62,59 @@ def read(state: State, args: dict[str, Any]) -> str:
 
 
 def write(state: State, args: dict[str, Any]) -> str:
+    """``write``: create or overwrite a file, making its parent directories."""
     given, lexical, real = guard(state, args.get("path"), write=True)
     content = text_arg(args, "content")
     if content is None:
-        raise Fail("content is required")
+        raise fail("content is required")
     try:
         files.make_dirs(Path(real).parent, mode=0o755, ws=state.workspace)
     except OSError as exc:
-        raise Fail(f"failed to create parent directory: {go_error('mkdir', os.path.dirname(lexical), exc)}") from None
+        raise fail(f"failed to create parent directory: {go_error('mkdir', os.path.dirname(lexical), exc)}") from None
     try:
         result = files.write_file(state.workspace, real, content, create_parents=False, new_file_mode=0o644)
     except IsADirectoryError as exc:
-        raise Fail(f"failed to write file: {go_error('open', lexical, exc)}") from None
+        raise fail(f"failed to write file: {go_error('open', lexical, exc)}") from None
     except HardLinkError:
-        raise Fail(f"path not allowed: {lexical}") from None
+        raise fail(f"path not allowed: {lexical}") from None
     except (EncodingError, OSError) as exc:
-        raise Fail(f"failed to write file: {_os_text(lexical, exc)}") from None
+        raise fail(f"failed to write file: {_os_text(lexical, exc)}") from None
     return dumps({"success": True, "path": given, "size": result.size})
 
 
 def edit_file(state: State, args: dict[str, Any]) -> str:
+    """``edit``: replace a text (every occurrence by default) or a range of lines."""
     given, lexical, real = guard(state, args.get("path"), write=True)
     new_text = text_arg(args, "new_text")
     if new_text is None:
-        raise Fail("new_text is required")
+        raise fail("new_text is required")
     old_text = text_arg(args, "old_text")
     if not os.path.exists(real) or os.path.isdir(real):
         _read_bytes(lexical, real, state)  # raises upstream's read error
     try:
         if old_text is not None:
             if old_text == "":
-                raise Fail("old_text must not be empty when provided")
+                raise fail("old_text must not be empty when provided")
             replace_all = coerce_bool(args.get("replace_all"), True)
             result = edit.replace_text(state.workspace, real, old_text, new_text, expected=None, create=False,
                                        first_only=not replace_all, allow_noop=False)
         else:
             start, end = coerce_int(args.get("start_line")), coerce_int(args.get("end_line"))
             if start <= 0 or end <= 0:
-                raise Fail("either old_text or start_line/end_line is required")
+                raise fail("either old_text or start_line/end_line is required")
             result = edit.replace_lines(state.workspace, real, start, end, new_text, allow_noop=False)
     except NoMatchError:
-        raise Fail("old_text not found in file") from None
+        raise fail("old_text not found in file") from None
     except NoChangeError:
-        raise Fail("edit made no changes") from None
+        raise fail("edit made no changes") from None
     except EditError as exc:
-        raise Fail(str(exc)) from None
+        raise fail(str(exc)) from None
     except HardLinkError:
-        raise Fail(f"path not allowed: {lexical}") from None
+        raise fail(f"path not allowed: {lexical}") from None
     except PermissionError as exc:  # the OS would not let this user write the file in place
-        raise Fail(f"failed to write file: {_os_text(lexical, exc)}") from None
+        raise fail(f"failed to write file: {_os_text(lexical, exc)}") from None
     except (EncodingError, OSError) as exc:
-        raise Fail(f"failed to read file: {exc}") from None
+        raise fail(f"failed to read file: {exc}") from None
     return dumps({"success": True, "path": given, "changes": result.occurrences, "size": os.stat(real).st_size})
 
 
@@ -136,9 +125,9 @@ def _entries(given: str, lexical: str, real: str, with_mtime: bool) -> list[dict
             raise NotADirectoryError(20, "not a directory")
         names = sorted(os.listdir(real))
     except NotADirectoryError as exc:
-        raise Fail(f"failed to list directory: {go_error('readdirent', lexical, exc)}") from None
+        raise fail(f"failed to list directory: {go_error('readdirent', lexical, exc)}") from None
     except OSError as exc:
-        raise Fail(f"failed to list directory: {go_error('open', lexical, exc)}") from None
+        raise fail(f"failed to list directory: {go_error('open', lexical, exc)}") from None
     entries = []
     for name in names:
         try:
@@ -155,17 +144,19 @@ def _entries(given: str, lexical: str, real: str, with_mtime: bool) -> list[dict
 
 
 def list_dir(state: State, args: dict[str, Any]) -> str:
+    """``list``: a directory's entries (name, path, type, size, mode)."""
     given, lexical, real = guard(state, args.get("path"))
     entries = _entries(given, lexical, real, with_mtime=False)
     return dumps({"success": True, "path": given, "files": entries, "count": len(entries)})
 
 
 def delete(state: State, args: dict[str, Any]) -> str:
+    """``delete``: remove a file or an empty directory (a symlink itself, never its target)."""
     given, lexical, _ = guard(state, args.get("path"), follow_last=False, write=True)
     try:
         files.remove(state.workspace, lexical)
     except OSError as exc:  # missing (ENOENT), a directory that is not empty (ENOTEMPTY), ...
-        raise Fail(f"failed to delete file: {go_error('remove', lexical, exc)}") from None
+        raise fail(f"failed to delete file: {go_error('remove', lexical, exc)}") from None
     return dumps({"success": True, "path": given})
 
 
@@ -173,6 +164,7 @@ _OPERATIONS = ("read_file", "write_file", "list_dir", "delete_file")
 
 
 def file_tool(state: State, args: dict[str, Any]) -> str:
+    """``file``: the legacy tool, dispatching to read, write, list or delete."""
     operation = text_arg(args, "operation")
     operation = operation.strip().lower() if operation else ""
     if not operation:
@@ -182,10 +174,10 @@ def file_tool(state: State, args: dict[str, Any]) -> str:
         elif isinstance(path, str) and path.strip():
             try:
                 operation = "list_dir" if os.path.isdir(guard(state, path)[2]) else "read_file"
-            except Fail:
+            except ToolFailure:  # not a path we may use: read_file words the refusal
                 operation = "read_file"
         else:
-            raise Fail("operation not specified, use one of: " + ", ".join(_OPERATIONS))
+            raise fail("operation not specified, use one of: " + ", ".join(_OPERATIONS))
     if operation == "read_file":
         return read(state, args)
     if operation == "write_file":
@@ -196,4 +188,4 @@ def file_tool(state: State, args: dict[str, Any]) -> str:
         given, lexical, real = guard(state, args.get("path"))
         entries = _entries(given, lexical, real, with_mtime=True)
         return dumps({"success": True, "path": given, "files": entries or None, "count": len(entries)})
-    raise Fail(f"unknown operation: {operation}")
+    raise fail(f"unknown operation: {operation}")

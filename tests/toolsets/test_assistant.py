@@ -15,7 +15,7 @@ import pytest
 
 import agenttools
 from agenttools.process import ProcessManager
-from agenttools.toolsets._assistant_common import go_duration, go_mode
+from agenttools.toolsets.assistant.texts import go_duration, go_mode
 from conftest import process_alive
 
 

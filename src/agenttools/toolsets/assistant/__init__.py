@@ -1,0 +1,63 @@
+"""The ``assistant`` toolset: read, write, edit, list, delete, file, exec, process and message, as friday has them.
+
+``agenttools.toolset("assistant", root="/abs/workspace", channels={"ops": callable_or_channel_or_url})``.
+Success texts are compact JSON objects (keys in the spec's order); failures are ``ERROR: <message>``.
+Deviations from upstream are listed in docs/toolsets/assistant.md.
+
+The package: :mod:`~.texts` (descriptions, schemas, JSON and Go-style texts, error wording), :mod:`~.state` (the
+shared state, the path guard), the handlers in :mod:`~.files`, :mod:`~.commands` and :mod:`~.messages`, and
+:mod:`~.tools` (the ToolSpecs).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from agenttools.errors import ConfigError
+from agenttools.message import ChannelLike, WebhookChannel
+from agenttools.process import ProcessManager
+from agenttools.registry import Registry
+from agenttools.toolsets._spec import build_registry
+from agenttools.toolsets.assistant.state import State
+from agenttools.toolsets.assistant.texts import render_error
+from agenttools.toolsets.assistant.tools import TOOLS
+from agenttools.workspace import DEFAULT_MAX_FILE_SIZE, Workspace
+
+__all__ = ["TOOLS", "build", "render_error"]
+
+
+def _channel(value: Any) -> ChannelLike:
+    if isinstance(value, str):
+        return WebhookChannel(url=value)
+    if callable(value) or hasattr(value, "send"):
+        return value  # type: ignore[no-any-return]
+    raise ConfigError(f"a channel must be a callable, an object with send(chat_id, content) or a URL, got {value!r}")
+
+
+def build(
+    root: str | os.PathLike[str] | None = None,
+    *,
+    channels: Mapping[str, Any] | None = None,
+    max_file_size: int | str = DEFAULT_MAX_FILE_SIZE,
+    max_running: int = 16,
+) -> Registry:
+    """Build the assistant toolset; close the registry (or use ``with``) to kill its background processes.
+
+    Args:
+        root: The workspace every path must stay inside (required).
+        channels: Channel id to a callable ``(chat_id, content)``, an object with ``send(chat_id, content)``, or a
+            webhook URL (POSTed ``{"chat_id", "content"}`` as JSON).
+        max_file_size: Largest file ``read`` returns (bytes or ``"10MB"``).
+        max_running: Background processes running at once.
+
+    Raises:
+        ConfigError: ``root`` is missing or not a directory, or a channel is unusable.
+    """
+    if root is None:
+        raise ConfigError("the assistant toolset needs root=<the workspace directory>")
+    state = State(workspace=Workspace(root, max_file_size=max_file_size),
+                  processes=ProcessManager(max_running=max_running),
+                  channels={str(k): _channel(v) for k, v in (channels or {}).items()})
+    return build_registry(TOOLS, state, render_error=render_error, on_close=[state.processes.close])
