@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         EditError,
         EncodingError,
         FileTooLargeError,
+        GitError,
         HardLinkError,
         IsDirectoryError,
         MatchCountError,
@@ -68,6 +69,7 @@ __all__ = [
     "EncodingError",
     "ErrorRenderer",
     "FileTooLargeError",
+    "GitError",
     "HardLinkError",
     "ImageBlock",
     "IsDirectoryError",
@@ -112,6 +114,7 @@ _EXPORTS: dict[str, str] = {
     "EncodingError": "agenttools.errors",
     "ErrorRenderer": "agenttools.tool",
     "FileTooLargeError": "agenttools.errors",
+    "GitError": "agenttools.errors",
     "HardLinkError": "agenttools.errors",
     "ImageBlock": "agenttools.blocks",
     "IsDirectoryError": "agenttools.errors",
@@ -143,7 +146,7 @@ _EXPORTS: dict[str, str] = {
 }
 """Public name -> the module that defines it (imported on first access)."""
 
-_FAMILIES = frozenset({"content", "edit", "errors", "files", "message", "process", "registry", "schema", "sdk",
+_FAMILIES = frozenset({"content", "edit", "errors", "files", "git", "message", "process", "registry", "schema", "sdk",
                        "search", "shell", "stats", "todo", "toolsets", "web", "workspace"})
 
 

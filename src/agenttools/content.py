@@ -22,6 +22,7 @@ from typing import Any
 import attrs
 
 from agenttools._glob import GlobSyntaxError, compile_glob
+from agenttools._walk import walk
 from agenttools.errors import ConfigError
 from agenttools.workspace import parse_size
 
@@ -280,31 +281,11 @@ def is_hidden(rel: str) -> bool:
 def _walk(base: str) -> Iterator[tuple[str, str]]:
     """``(path relative to base, full path)`` of every entry that is not a directory, hidden parts pruned.
 
-    Iterative (a tree thousands of levels deep is fine), symlinked directories are not descended, entries come in
-    name order and unreadable directories are passed by.
+    Symlinked directories are not descended, entries come in name order, unreadable directories are passed by.
     """
-    stack = [("", base)]
-    while stack:
-        rel_dir, directory = stack.pop()
-        try:
-            with os.scandir(directory) as it:
-                entries = sorted(it, key=lambda e: e.name)
-        except OSError:
-            continue
-        subdirs = []
-        for entry in entries:
-            if entry.name.startswith((".", "__")):
-                continue
-            rel = rel_dir + entry.name
-            try:
-                is_dir = entry.is_dir(follow_symlinks=False)
-            except OSError:
-                continue
-            if is_dir:
-                subdirs.append((rel + "/", entry.path))
-            else:
-                yield rel, entry.path
-        stack.extend(reversed(subdirs))
+    for rel, entry, is_dir in walk(base, sort=True, enter=lambda rel, e: not e.name.startswith((".", "__"))):
+        if not is_dir and not entry.name.startswith((".", "__")):
+            yield rel, entry.path
 
 
 def category_base(project: Project, category: Category) -> Path:

@@ -33,6 +33,7 @@ The tree::
     │   ├── MatchCountError              match_count     it occurs a different number of times than expected
     │   └── NoChangeError                no_change       the edit would leave the file as it is
     ├── ToolTimeoutError (TimeoutError)  timeout
+    ├── GitError                         git             git cannot run safely here, or failed
     ├── UnknownProcessError (LookupError) unknown_process  no background process with that id
     ├── ProcessLimitError                process_limit   too many background processes held
     ├── ChannelNotFoundError (LookupError) channel_not_found  no message channel with that id
@@ -58,6 +59,7 @@ __all__ = [
     "EditError",
     "EncodingError",
     "FileTooLargeError",
+    "GitError",
     "HardLinkError",
     "IsDirectoryError",
     "MatchCountError",
@@ -513,6 +515,16 @@ class ToolTimeoutError(AgentToolsError, TimeoutError):
         self.seconds = seconds
         self.partial = partial
         super().__init__(message)
+
+
+class GitError(AgentToolsError):
+    """git cannot be run safely on this repository, or it failed.
+
+    Raised when there is no repository, when its git data (object store, alternates, index entries, symlinks)
+    leads outside the project, when git is missing or times out, or with git's own error message.
+    """
+
+    code = "git"
 
 
 class UnknownProcessError(AgentToolsError, LookupError):

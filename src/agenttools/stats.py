@@ -14,6 +14,7 @@ import attrs
 
 from agenttools._display import MarkdownRepr
 from agenttools._text import open_regular, read_fd
+from agenttools._walk import walk
 
 __all__ = ["LanguageCount", "LineCount", "count_lines", "language_of"]
 
@@ -154,26 +155,10 @@ def _classify(text: str, syntax: tuple[tuple[str, ...], tuple[tuple[str, str], .
 
 
 def _walk(top: str, skip: frozenset[str] | set[str]) -> Iterator[str]:
-    """The regular files below ``top`` in walk order, without recursion (a 1,200-deep tree is fine).
-
-    Symlinks, FIFOs, sockets and devices are passed by; directories named in ``skip`` are not entered.
-    """
-    pending = [top]
-    while pending:
-        directory = pending.pop()
-        try:
-            with os.scandir(directory) as scan:
-                entries = sorted(scan, key=lambda e: e.name)
-        except OSError:
-            continue
-        subdirs = []
-        for entry in entries:
-            if entry.is_dir(follow_symlinks=False):
-                if entry.name not in skip:
-                    subdirs.append(entry.path)
-            elif entry.is_file(follow_symlinks=False):
-                yield entry.path
-        pending.extend(reversed(subdirs))
+    """The regular files below ``top``; symlinks, FIFOs, sockets and devices passed by, ``skip`` dirs not entered."""
+    for _, entry, is_dir in walk(top, sort=True, enter=lambda rel, e: e.name not in skip):
+        if not is_dir and entry.is_file(follow_symlinks=False):
+            yield entry.path
 
 
 _TOO_LARGE = object()

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import http.client
 import ipaddress
+import re
 import socket
 import ssl
 import threading
@@ -26,7 +27,7 @@ import attrs
 from agenttools._display import MarkdownRepr
 from agenttools.errors import AgentToolsError, ToolTimeoutError
 
-__all__ = ["BlockedAddressError", "FetchError", "FetchResult", "fetch", "html_to_markdown"]
+__all__ = ["BlockedAddressError", "FetchError", "FetchResult", "fetch", "html_to_markdown", "strip_scripts"]
 
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 MAX_REDIRECTS = 10
@@ -220,3 +221,33 @@ def html_to_markdown(html: str) -> str:
         raise ImportError("html_to_markdown needs the 'web' extra: pip install 'agenttools[web]'") from None
     text: str = markdownify(html, heading_style="ATX", bullets="-", strip=["script", "style"])
     return text.strip() + "\n"
+
+
+_SCRIPT_OPEN = re.compile(r"<(script|style)\b", re.IGNORECASE)
+
+
+def strip_scripts(html: str) -> str:
+    """Drop ``<script>`` and ``<style>`` elements, as ``(?is)<(script|style)\\b.*?</\\1\\s*>`` would, in linear time.
+
+    The lazy regex scans to the end of the text from every unclosed opening tag (quadratic on a page of
+    ``<script`` without an end). Here each opening tag searches once for its end tag; once an element type has no
+    end tag left, its later opening tags are skipped without a search.
+    """
+    pieces: list[str] = []
+    done = 0
+    position = 0
+    unclosed: set[str] = set()
+    while (opening := _SCRIPT_OPEN.search(html, position)) is not None:
+        name = opening.group(1).lower()
+        closing = None if name in unclosed else _CLOSE[name].search(html, opening.end())
+        if closing is None:
+            unclosed.add(name)
+            position = opening.start() + 1
+            continue
+        pieces.append(html[done:opening.start()])
+        done = position = closing.end()
+    pieces.append(html[done:])
+    return "".join(pieces)
+
+
+_CLOSE = {name: re.compile(rf"</{name}\s*>", re.IGNORECASE) for name in ("script", "style")}

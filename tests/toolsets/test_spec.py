@@ -129,4 +129,4 @@ def test_every_path_toolset_marks_its_path_parameters():
     """The security suite builds its escape matrix from these marks: a path toolset without them is untested."""
     for name in ("gemini", "editor", "assistant", "coder"):
         marked = {spec.name for spec in _package(name).TOOLS if spec.paths}
-        assert len(marked) >= 4, (name, marked)
+        assert len(marked) >= 3, (name, marked)

@@ -16,7 +16,9 @@ import contextlib
 import mmap
 import os
 import select
+import selectors
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -24,6 +26,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import attrs
 import regex
 
 from agenttools._calls import current_scope
@@ -31,7 +34,7 @@ from agenttools._text import detect_bom, open_regular, read_regular
 from agenttools.search.ignore import IgnoreRules
 from agenttools.search.results import GrepMatch
 
-__all__ = ["MAX_MEMORY", "RipgrepStuckError", "check_ripgrep", "find_rg", "grep"]
+__all__ = ["MAX_MEMORY", "RipgrepRun", "RipgrepStuckError", "check_ripgrep", "find_rg", "grep", "run_rg"]
 
 _GLOB_CHARS = frozenset("*?[{\\")
 _RG_BUFFER = 64 * 1024  # ripgrep's default read buffer: its binary detection sees at least this much
@@ -427,3 +430,86 @@ def iter_files(binary: str, root: Path, skip_dirs: frozenset[str], name_glob: st
         for block in rg:
             for path in block.decode("utf-8", errors="surrogateescape").split("\0"):
                 yield path[2:]
+
+
+@attrs.frozen(kw_only=True)
+class RipgrepRun:
+    """What one ripgrep run printed: the head of stdout (with its real length), stderr's head, and how it ended."""
+
+    exit_code: int | None
+    """ripgrep's exit status (0 matches, 1 none, 2 error); None when it was stopped."""
+    stdout: bytes
+    """The first ``keep`` bytes of its output."""
+    stdout_bytes: int
+    """How many bytes it printed in all."""
+    stderr: bytes
+    """The first 64 KiB of its error output."""
+    timed_out: bool = False
+    """It ran past its timeout; its process group was killed."""
+    cancelled: bool = False
+    """The tool call running it was cancelled; its process group was killed."""
+    stopped: str | None = None
+    """Why the watchdog stopped it (blocked on a FIFO, memory past its limit), if it did."""
+
+
+def run_rg(argv: list[str], *, cwd: str | os.PathLike[str], timeout: float = 120.0, keep: int = 4 << 20,
+           env: dict[str, str] | None = None) -> RipgrepRun:
+    """Run ripgrep with arguments the caller has checked (see :mod:`agenttools.search.rg_args`), bounded.
+
+    ripgrep runs in its own process group with no stdin; only the first ``keep`` bytes of stdout are kept (the rest
+    is counted and dropped), so a search with a million matches costs no more memory than one with a thousand.
+    Every quarter second the watchdog (:func:`check_ripgrep`) and the call's cancel scope are checked; a timeout,
+    a cancelled call or a stuck ripgrep kills the whole group.
+    """
+    scope = current_scope()
+    check_at = time.monotonic() + 0.25
+    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True)
+    assert proc.stdout is not None  # noqa: S101 - PIPE
+    assert proc.stderr is not None  # noqa: S101 - PIPE
+    heads = {proc.stdout: bytearray(), proc.stderr: bytearray()}
+    limits = {proc.stdout: keep, proc.stderr: 1 << 16}
+    total = 0
+    timed_out = cancelled = False
+    stopped: str | None = None
+    deadline = time.monotonic() + timeout
+    with selectors.DefaultSelector() as selector:
+        for stream in heads:
+            selector.register(stream, selectors.EVENT_READ)
+        try:
+            while selector.get_map():
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    timed_out = True
+                    break
+                if time.monotonic() >= check_at:  # every quarter second, with or without output
+                    check_at = time.monotonic() + 0.25
+                    if scope is not None and scope.cancelled:
+                        cancelled = True
+                        break
+                    try:
+                        check_ripgrep(proc.pid)
+                    except RipgrepStuckError as exc:
+                        stopped = str(exc)
+                        break
+                for key, _ in selector.select(min(remaining, 0.25)):
+                    chunk = os.read(key.fd, 1 << 16)
+                    if not chunk:
+                        selector.unregister(key.fileobj)
+                        continue
+                    head = heads[key.fileobj]  # type: ignore[index]
+                    if key.fileobj is proc.stdout:
+                        total += len(chunk)
+                    room = limits[key.fileobj] - len(head)  # type: ignore[index]
+                    if room > 0:
+                        head += chunk[:room]
+        finally:
+            if proc.poll() is None:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+            proc.stdout.close()
+            proc.stderr.close()
+            code = proc.wait()
+    ended = timed_out or cancelled or stopped is not None
+    return RipgrepRun(exit_code=None if ended else code, stdout=bytes(heads[proc.stdout]), stdout_bytes=total,
+                      stderr=bytes(heads[proc.stderr]), timed_out=timed_out, cancelled=cancelled, stopped=stopped)

@@ -1,23 +1,19 @@
-"""The ``coder`` toolset: fourteen tools from read_file to todoread, as riazarbi/agent has them, all inside ``root``.
+"""The coder contract's words: descriptions and schemas as riazarbi/agent has them, ``Error: ...``, Go's JSON.
 
-``agenttools.toolset("coder", root="/abs/project", allow_private_network=False)``. Tool results are the tools' own
-texts; failures are ``Error: <message>``. Deviations from upstream are listed in docs/toolsets/coder.md.
+Failures read ``Error: <message>`` (:func:`fail` for the ones a handler words, :func:`render_error` for others).
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable
+import json
 from typing import Any
 
-from agenttools.errors import ConfigError
-from agenttools.registry import Registry, Tool
-from agenttools.toolsets import _coder_files as files_impl
-from agenttools.toolsets import _coder_tools as tools_impl
-from agenttools.toolsets._coder_files import State, render_error
-from agenttools.workspace import DEFAULT_MAX_FILE_SIZE, Workspace
+from agenttools.errors import ArgumentsError, ToolFailure, UnknownToolError
 
-__all__ = ["DESCRIPTIONS", "HANDLERS", "PARAMETERS", "build", "render_error"]
+__all__ = ["CLOC_USAGE", "DESCRIPTIONS", "MAX_OUTPUT", "PARAMETERS", "cap", "fail", "go_json", "render_error"]
+
+MAX_OUTPUT = 1024 * 1024
+"""Most characters of a tool's output the model is shown."""
 
 _REL = "The file path, relative to the project directory."
 DESCRIPTIONS: dict[str, str] = {
@@ -86,44 +82,40 @@ PARAMETERS: dict[str, dict[str, Any]] = {
     "todoread": _obj({}, []),
 }
 
-HANDLERS: dict[str, Callable[[State, dict[str, Any]], Any]] = {
-    "read_file": files_impl.read_file, "list_files": files_impl.list_files, "edit_file": files_impl.edit_file,
-    "delete_file": files_impl.delete_file, "rg": tools_impl.rg, "glob": files_impl.glob,
-    "git_diff": tools_impl.git_diff, "web_fetch": tools_impl.web_fetch,
-    "html_to_markdown": tools_impl.html_to_markdown, "head": tools_impl.head, "tail": tools_impl.tail,
-    "cloc": tools_impl.cloc, "todowrite": tools_impl.todowrite, "todoread": tools_impl.todoread,
-}
-"""Each tool's handler, in the spec's order."""
 
-_READ_ONLY = {"read_file", "list_files", "rg", "glob", "git_diff", "head", "tail", "cloc", "todoread"}
+def fail(message: str) -> ToolFailure:
+    """A failure the model sees as ``Error: <message>``."""
+    return ToolFailure(f"Error: {message}", code="coder_error")
 
 
-def build(
-    root: str | os.PathLike[str] | None = None,
-    *,
-    allow_private_network: bool = False,
-    max_file_size: int | str = DEFAULT_MAX_FILE_SIZE,
-) -> Registry:
-    """Build the coder toolset.
+def render_error(tool: str, error: BaseException) -> str:
+    """``Error: <message>`` as the spec's examples show."""
+    if isinstance(error, ArgumentsError):
+        return "Error: invalid input: " + "; ".join(issue.describe() for issue in error.issues)
+    if isinstance(error, UnknownToolError):
+        return f"Error: unknown tool: {error.name}"
+    return f"Error: {error}"
 
-    Args:
-        root: The working directory every tool acts in and may not leave (required).
-        allow_private_network: Let ``web_fetch`` reach loopback, private and link-local addresses.
-        max_file_size: Largest file ``read_file`` returns, largest body ``web_fetch`` accepts and largest file
-            ``cloc`` counts (larger ones are skipped unread).
 
-    Raises:
-        ConfigError: ``root`` is missing or not a directory.
-    """
-    if root is None:
-        raise ConfigError("the coder toolset needs root=<the project directory>")
-    state = State(workspace=Workspace(root, max_file_size=max_file_size),
-                  allow_private_network=allow_private_network)
-    tools = [
-        Tool.from_schema(name=name, description=DESCRIPTIONS[name], parameters=PARAMETERS[name],
-                         handler=lambda args, h=handler: h(state, args),  # type: ignore[misc]
-                         render_error=render_error, read_only=name in _READ_ONLY,
-                         open_world=name == "web_fetch", idempotent=name in _READ_ONLY)
-        for name, handler in HANDLERS.items()
-    ]
-    return Registry(tools, render_error=render_error)
+def go_json(value: Any) -> str:
+    """Go's ``json.Marshal``: compact, with ``<``, ``>``, ``&``, U+2028 and U+2029 escaped."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    for char, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"),
+                          ("\u2029", "\\u2029")):
+        text = text.replace(char, escaped)
+    return text
+
+
+def cap(text: str) -> str:
+    """The output as shown: at most :data:`MAX_OUTPUT` characters, with a note when it was cut."""
+    if len(text) <= MAX_OUTPUT:
+        return text
+    return text[:MAX_OUTPUT] + f"\n[output truncated: {len(text)} characters, showing the first {MAX_OUTPUT}]"
+
+
+CLOC_USAGE = """Usage: cloc [options] <file(s)/dir(s)>
+ Count physical lines of source code in the given files and directories, by language.
+ Supported options:
+   --exclude-dir=<D1>[,D2,]  Exclude the given comma-separated directory names.
+   --json                    Write the results as JSON.
+"""

@@ -1,12 +1,12 @@
-"""The coder toolset's ``rg`` arguments: parsed as ripgrep 14.1 parses them, and only listed flags let through.
+"""Caller-given ripgrep arguments: parsed as ripgrep 14.1 parses them, and only listed flags let through.
 
 ripgrep parses its command line with lexopt: ``--name=value`` or ``--name value`` for long flags (the value is the
 next argument even when it starts with ``-``); short flags cluster (``-inC3``), and a short flag that takes a value
 takes the rest of its cluster (``-C3``, ``-f/path``, with one leading ``=`` dropped: ``-C=3``) or else the next
 argument; ``--`` ends the flags and ``-`` is a positional (stdin). Every flag is looked up in :data:`FLAGS`, built
 from ripgrep 14.1's ``crates/core/flags/defs.rs`` (long names, short names, negations, aliases, which take a value);
-only those in :data:`ALLOWED` pass. Paths (positionals, ``--file``, ``--ignore-file``) go through the toolset's
-Workspace and must be regular files or directories.
+only those in :data:`ALLOWED` pass. Paths (positionals, ``--file``, ``--ignore-file``) go to the caller's check
+(a toolset resolves them through its Workspace).
 """
 
 from __future__ import annotations

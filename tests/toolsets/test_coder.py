@@ -19,8 +19,9 @@ import pytest
 
 import agenttools
 from agenttools import web
-from agenttools._gostr import unescape_go_string
-from agenttools.toolsets._coder_tools import cache_name, strip_scripts
+from agenttools.toolsets.coder.gostr import unescape_go_string
+from agenttools.toolsets.coder.web import cache_name
+from agenttools.web import strip_scripts
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""The coder toolset's ``git_diff``: ``git diff`` run so that no byte of the workspace can make git run a program.
+"""The git family: ``git diff`` run so that no byte of the workspace can make git run a program.
 
 The repository (its ``.git/config``, ``.gitattributes``, hooks, submodules) is untrusted. Rather than listing every
 configuration key that runs a program and overriding each one — a list that git grows, and that cannot name filter
@@ -9,7 +9,8 @@ repository's own config, ``info/attributes``, hooks, ``commondir`` and worktree 
 that computes the diff; system and global config are off (``GIT_CONFIG_NOSYSTEM``, ``GIT_CONFIG_GLOBAL=/dev/null``,
 an empty ``HOME``), and the environment is rebuilt from scratch so no inherited ``GIT_*`` variable (``GIT_DIR``,
 ``GIT_EXTERNAL_DIFF``, ``GIT_CONFIG_PARAMETERS``...) reaches git. Drivers that ``.gitattributes`` names (``filter=``,
-``diff=``) are defined nowhere, so git treats them as absent. docs/toolsets/coder.md has the full reasoning.
+``diff=``) are defined nowhere, so git treats them as absent. docs/security.md and docs/toolsets/coder.md have the
+full reasoning.
 """
 
 from __future__ import annotations
@@ -25,9 +26,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from agenttools import shell
-from agenttools.errors import AgentToolsError
+from agenttools.errors import GitError
 
-__all__ = ["GIT_OVERRIDES", "GitRefused", "git_diff_text", "safe_env"]
+__all__ = ["GIT_OVERRIDES", "diff", "safe_env"]
 
 MAX_OUTPUT = 1024 * 1024
 GIT_OVERRIDES = (
@@ -48,13 +49,6 @@ _KEPT_ENV = ("LANG", "LANGUAGE", "TZ")
 _MAX_SMALL_FILE = 64 * 1024
 _MAX_ALTERNATE_DEPTH = 5
 
-
-class GitRefused(AgentToolsError):  # noqa: N818 - read as "git_diff refused"
-    """The repository cannot be diffed safely (its git data leads outside the project, or is not a repository)."""
-
-    code = "git_refused"
-
-
 def _inside(root: str, path: str) -> bool:
     try:
         return os.path.commonpath([root, path]) == root
@@ -66,13 +60,13 @@ def _real_inside(root: str, path: str, what: str) -> str:
     """The real path of ``path``; it must lie inside ``root`` and be no FIFO, socket or device."""
     real = os.path.realpath(path)
     if not _inside(root, real):
-        raise GitRefused(f"git_diff: {what} leads outside the project: {path}")
+        raise GitError(f"git_diff: {what} leads outside the project: {path}")
     try:
         mode = os.stat(real).st_mode
     except OSError:
         return real
     if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
-        raise GitRefused(f"git_diff: {what} is not a regular file or directory: {path}")
+        raise GitError(f"git_diff: {what} is not a regular file or directory: {path}")
     return real
 
 
@@ -81,10 +75,10 @@ def _read_small(path: str) -> str:
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     except OSError as exc:
-        raise GitRefused(f"git_diff: cannot read {path}: {exc.strerror}") from None
+        raise GitError(f"git_diff: cannot read {path}: {exc.strerror}") from None
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise GitRefused(f"git_diff: not a regular file: {path}")
+            raise GitError(f"git_diff: not a regular file: {path}")
         return os.read(fd, _MAX_SMALL_FILE).decode("utf-8", errors="replace")
     finally:
         os.close(fd)
@@ -94,14 +88,14 @@ def _locate(root: str) -> tuple[str, str]:
     """``(git dir, common dir)`` of the repository whose work tree is ``root``; both must be inside ``root``."""
     dotgit = os.path.join(root, ".git")
     if not os.path.lexists(dotgit):
-        raise GitRefused("not a git repository: the project directory has no .git")
+        raise GitError("not a git repository: the project directory has no .git")
     real = _real_inside(root, dotgit, ".git")
     if os.path.isdir(real):
         git_dir = real
     else:
         text = _read_small(real).strip()
         if not text.startswith("gitdir:"):
-            raise GitRefused("not a git repository: .git is neither a directory nor a gitdir file")
+            raise GitError("not a git repository: .git is neither a directory nor a gitdir file")
         target = os.path.join(os.path.dirname(real), text.removeprefix("gitdir:").strip())
         git_dir = _real_inside(root, target, "the gitdir named in .git")
     common = git_dir
@@ -110,7 +104,7 @@ def _locate(root: str) -> tuple[str, str]:
         named = _read_small(_real_inside(root, commondir, "commondir")).strip()
         common = _real_inside(root, os.path.join(git_dir, named), "the commondir of the git directory")
     if not os.path.isdir(git_dir) or not os.path.isdir(common):
-        raise GitRefused("not a git repository: its git directory is missing")
+        raise GitError("not a git repository: its git directory is missing")
     return git_dir, common
 
 
@@ -130,19 +124,19 @@ def _check_objects(root: str, objects: str, depth: int = 0) -> None:
             elif entry.is_dir(follow_symlinks=False):
                 pending.append(entry.path)
             elif not entry.is_file(follow_symlinks=False):
-                raise GitRefused(f"git_diff: not a regular file in the object store: {entry.path}")
+                raise GitError(f"git_diff: not a regular file in the object store: {entry.path}")
     alternates = os.path.join(objects, "info", "alternates")
     if not os.path.lexists(alternates):
         return
     if depth >= _MAX_ALTERNATE_DEPTH:
-        raise GitRefused("git_diff: too many nested alternate object stores")
+        raise GitError("git_diff: too many nested alternate object stores")
     text = _read_small(_real_inside(root, alternates, "objects/info/alternates"))
     for line in text.splitlines():
         line = line.strip()
         if not line or line.startswith("#"):
             continue
         if line.startswith('"'):
-            raise GitRefused(f"git_diff: quoted alternate object stores are not supported: {line}")
+            raise GitError(f"git_diff: quoted alternate object stores are not supported: {line}")
         other = _real_inside(root, os.path.join(objects, line), "an alternate object store")
         _check_objects(root, other, depth + 1)
 
@@ -169,10 +163,10 @@ def _strlen(data: bytes | mmap.mmap, pos: int) -> int:
 def _index_names(data: bytes | mmap.mmap, hash_size: int) -> Iterator[tuple[bytes, int]]:
     """Every entry's ``(name, mode)`` in a git index, read as git's ``read-cache.c`` reads it in one thread."""
     if len(data) < 12 or data[:4] != b"DIRC":
-        raise GitRefused("git_diff: the index is not a git index")
+        raise GitError("git_diff: the index is not a git index")
     version, count = struct.unpack(">II", data[4:12])
     if version not in (2, 3, 4):
-        raise GitRefused(f"git_diff: unsupported index version {version}")
+        raise GitError(f"git_diff: unsupported index version {version}")
     offset, previous = 12, b""
     for number in range(count):
         (mode,) = struct.unpack(">I", data[offset + 24:offset + 28])
@@ -183,12 +177,12 @@ def _index_names(data: bytes | mmap.mmap, hash_size: int) -> Iterator[tuple[byte
         if version == 4:
             strip, pos = _varint(data, pos)
             if number and strip > len(previous):
-                raise GitRefused("git_diff: malformed name in the index")
+                raise GitError("git_diff: malformed name in the index")
             copied = len(previous) - strip if number else 0
             if length == 0xFFF:
                 length = _strlen(data, pos) + copied
             if length < copied:
-                raise GitRefused("git_diff: malformed name in the index")
+                raise GitError("git_diff: malformed name in the index")
             name = previous[:copied] + bytes(data[pos:pos + length - copied])
             offset = pos + length - copied + 1
         else:
@@ -197,7 +191,7 @@ def _index_names(data: bytes | mmap.mmap, hash_size: int) -> Iterator[tuple[byte
             name = bytes(data[pos:pos + length])
             offset += (40 + hash_size + (4 if flags & 0x4000 else 2) + length + 8) & ~7
         if len(name) != length or offset > len(data):
-            raise GitRefused("git_diff: the index is truncated")
+            raise GitError("git_diff: the index is truncated")
         yield name, mode
         previous = name
 
@@ -212,19 +206,19 @@ def _check_index(index: str, hash_size: int) -> None:
     try:
         fd = os.open(index, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     except OSError as exc:
-        raise GitRefused(f"git_diff: cannot read the index: {exc.strerror}") from None
+        raise GitError(f"git_diff: cannot read the index: {exc.strerror}") from None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise GitRefused(f"git_diff: not a regular file: {index}")
+            raise GitError(f"git_diff: not a regular file: {index}")
         if info.st_size == 0:
-            raise GitRefused("git_diff: the index is not a git index")
+            raise GitError("git_diff: the index is not a git index")
         with mmap.mmap(fd, 0, access=mmap.ACCESS_READ) as data:
             try:
                 for name, mode in _index_names(data, hash_size):
                     _check_index_name(name, mode)
             except (IndexError, ValueError, struct.error):
-                raise GitRefused("git_diff: the index is truncated or malformed") from None
+                raise GitError("git_diff: the index is truncated or malformed") from None
     finally:
         os.close(fd)
 
@@ -233,7 +227,7 @@ def _check_index_name(name: bytes, mode: int) -> None:
     text = name[:-1] if stat.S_ISDIR(mode) and name.endswith(b"/") else name  # a sparse directory entry
     if b"\0" in text or text.startswith(b"/") or any(part in (b"", b".", b"..") for part in text.split(b"/")):
         shown = text.decode("utf-8", errors="backslashreplace")
-        raise GitRefused(f"git_diff: the index names a path outside the work tree: {shown!r}")
+        raise GitError(f"git_diff: the index names a path outside the work tree: {shown!r}")
 
 
 def _find_git() -> str:
@@ -242,7 +236,7 @@ def _find_git() -> str:
         candidate = os.path.join(directory, "git")
         if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
             return candidate
-    raise GitRefused("git is not available: no git executable on PATH")
+    raise GitError("git is not available: no git executable on PATH")
 
 
 def _absolute_path() -> list[str]:
@@ -273,7 +267,7 @@ def safe_env(shadow: str, extra: dict[str, str] | None = None) -> dict[str, str]
 def _run(argv: list[str], cwd: str, env: dict[str, str]) -> shell.ShellResult:
     result = shell.run_command(argv, cwd=cwd, timeout=60, max_output=MAX_OUTPUT, env=env)
     if result.error is not None:
-        raise GitRefused(f"git is not available: {result.error}")
+        raise GitError(f"git is not available: {result.error}")
     return result
 
 
@@ -288,14 +282,14 @@ def _copied_config(git: str, config: str, shadow: str) -> dict[str, str]:
     result = _run([git, "config", "--file", config, "--no-includes", "--null", "--list"], shadow,
                   safe_env(shadow, {"GIT_DIR": shadow}))
     if result.exit_code != 0:
-        raise GitRefused(f"git_diff: cannot read the repository's config: {result.stderr.strip()}")
+        raise GitError(f"git_diff: cannot read the repository's config: {result.stderr.strip()}")
     kept: dict[str, str] = {}
     for item in result.stdout.split("\0"):
         key, _, value = item.partition("\n")
         key = key.lower()
         if key == "extensions.objectformat":
             if value.lower() not in ("sha1", "sha256"):
-                raise GitRefused(f"git_diff: unsupported object format: {value}")
+                raise GitError(f"git_diff: unsupported object format: {value}")
             kept[key] = value.lower()
         elif key in _COPIED_KEYS and _SAFE_VALUE.fullmatch(value):
             kept[key] = value
@@ -319,18 +313,18 @@ def _write_shadow(shadow: str, copied: dict[str, str]) -> None:
     Path(shadow, "config").write_text(text)
 
 
-def git_diff_text(root: str | os.PathLike[str]) -> str:
+def diff(root: str | os.PathLike[str]) -> str:
     """``git diff`` (work tree against index) of the repository at ``root``, computed by a git that runs nothing.
 
     Raises:
-        GitRefused: No repository at ``root``, its git data leads outside ``root``, git is missing, or git failed
+        GitError: No repository at ``root``, its git data leads outside ``root``, git is missing, or git failed
             (its stderr is the message).
     """
     top = os.path.realpath(os.fspath(root))
     git_dir, common = _locate(top)
     objects = _real_inside(top, os.path.join(common, "objects"), "the object store")
     if not os.path.isdir(objects):
-        raise GitRefused("not a git repository: it has no object store")
+        raise GitError("not a git repository: it has no object store")
     _check_objects(top, objects)
     index = os.path.join(git_dir, "index")
     config = os.path.join(common, "config")
@@ -356,7 +350,7 @@ def git_diff_text(root: str | os.PathLike[str]) -> str:
     finally:
         shutil.rmtree(shadow, ignore_errors=True)
     if result.timed_out:
-        raise GitRefused("git diff timed out after 60 seconds")
+        raise GitError("git diff timed out after 60 seconds")
     if result.exit_code not in (0, 1) or (result.stderr and not result.stdout):
-        raise GitRefused(result.stderr.strip() or f"git diff failed with exit status {result.exit_code}")
+        raise GitError(result.stderr.strip() or f"git diff failed with exit status {result.exit_code}")
     return result.stdout
