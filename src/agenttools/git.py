@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from agenttools import shell
+from agenttools._walk import walk
 from agenttools.errors import GitError
 
 __all__ = ["GIT_OVERRIDES", "diff", "safe_env"]
@@ -110,21 +111,11 @@ def _locate(root: str) -> tuple[str, str]:
 
 def _check_objects(root: str, objects: str, depth: int = 0) -> None:
     """Refuse an object store that borrows from outside ``root``: alternates, or symlinks below it."""
-    pending = [objects]
-    while pending:
-        directory = pending.pop()
-        try:
-            with os.scandir(directory) as scan:
-                entries = list(scan)
-        except OSError:
-            continue
-        for entry in entries:
-            if entry.is_symlink():
-                _real_inside(root, entry.path, "a symlink in the object store")
-            elif entry.is_dir(follow_symlinks=False):
-                pending.append(entry.path)
-            elif not entry.is_file(follow_symlinks=False):
-                raise GitError(f"git_diff: not a regular file in the object store: {entry.path}")
+    for _, entry, is_dir in walk(objects):
+        if entry.is_symlink():
+            _real_inside(root, entry.path, "a symlink in the object store")
+        elif not is_dir and not entry.is_file(follow_symlinks=False):
+            raise GitError(f"git_diff: not a regular file in the object store: {entry.path}")
     alternates = os.path.join(objects, "info", "alternates")
     if not os.path.lexists(alternates):
         return

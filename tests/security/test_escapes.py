@@ -8,15 +8,16 @@ symlink to the directory). Everything outside holds the marker text, so any outp
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import agenttools
+from agenttools.toolsets import BUILTIN
 
 SECRET = "TOPSECRET-7f3a"  # noqa: S105 - a marker text, not a credential
 
@@ -70,64 +71,87 @@ DIR_FORMS = {
     "nested-symlinked-dir": "sub/uplink",
 }
 
-Args = Callable[[str], dict[str, Any]]
-# (toolset, tool, arguments for a path, forms, refusal pattern); {root} is the workspace root
-CASES: list[tuple[str, str, Args, dict[str, str], str]] = []
-
-
-def case(toolset: str, tool: str, args: Args, forms: dict[str, str], refusal: str) -> None:
-    CASES.append((toolset, tool, args, forms, refusal))
-
-
-GEMINI_FILE = r"File path must be within the root directory \({root}\): "
-case("gemini", "read_file", lambda p: {"absolute_path": p}, FORMS, GEMINI_FILE)
-case("gemini", "write_file", lambda p: {"file_path": p, "content": "pwned"}, FORMS, GEMINI_FILE)
-case("gemini", "replace", lambda p: {"file_path": p, "old_string": SECRET, "new_string": "pwned"}, FORMS,
-     GEMINI_FILE)
-case("gemini", "list_directory", lambda p: {"path": p}, DIR_FORMS, r"Path must be within the root directory")
-case("gemini", "search_file_content", lambda p: {"pattern": SECRET, "path": p}, DIR_FORMS,
-     r"Path validation failed: Attempted path \".*\" resolves outside the allowed root directory")
-case("gemini", "glob", lambda p: {"pattern": "**/*", "path": p}, DIR_FORMS,
-     r"resolves outside the tool's root directory")
-EDITOR = r"^\[ACCESS_DENIED\] path not allowed: access denied: path \".*\" is outside allowed directories$"
-case("editor", "view", lambda p: {"path": p}, FORMS | DIR_FORMS, EDITOR)
-case("editor", "str_replace", lambda p: {"path": p, "old_str": SECRET, "new_str": "pwned"}, FORMS, EDITOR)
-case("editor", "create_file", lambda p: {"path": p, "content": "pwned"}, FORMS, EDITOR)
 ASSISTANT = r"^ERROR: path not allowed: "
-case("assistant", "read", lambda p: {"path": p}, FORMS, ASSISTANT)
-case("assistant", "write", lambda p: {"path": p, "content": "pwned"}, FORMS, ASSISTANT)
-case("assistant", "edit", lambda p: {"path": p, "old_text": SECRET, "new_text": "pwned"}, FORMS, ASSISTANT)
-case("assistant", "list", lambda p: {"path": p}, DIR_FORMS, ASSISTANT)
-case("assistant", "delete", lambda p: {"path": p}, FORMS | DIR_FORMS, ASSISTANT)
 CODER = r"^Error: path not allowed: "
-case("coder", "read_file", lambda p: {"path": p}, FORMS, CODER)
-case("coder", "edit_file", lambda p: {"path": p, "old_str": SECRET, "new_str": "pwned"}, FORMS, CODER)
-case("coder", "delete_file", lambda p: {"path": p}, FORMS, CODER)
-case("coder", "list_files", lambda p: {"path": p}, DIR_FORMS, CODER)
-case("coder", "html_to_markdown", lambda p: {"path": p}, FORMS, CODER)
+REFUSALS = {
+    "gemini": (r"File path must be within the root directory \({root}\): ", r"Path must be within the root directory",
+               r"Path validation failed: Attempted path \".*\" resolves outside the allowed root directory",
+               r"resolves outside the tool's root directory",
+               r"^Command rejected: .*\nReason: Directory (must be within the root directory|cannot be absolute)"),
+    "editor": (r"^\[ACCESS_DENIED\] path not allowed: access denied: path \".*\" is outside allowed directories$",),
+    "assistant": (r"^ERROR: path not allowed: ",),
+    "coder": (r"^Error: (head: |tail: )?path not allowed: ",),
+}
+"""How each toolset refuses a path outside its root; {root} is the workspace root."""
 
-PARAMS = [(toolset, tool, args, form, forms[form], refusal)
-          for toolset, tool, args, forms, refusal in CASES for form in forms
-          # deleting a symlink removes the link inside the root, never its target: not an escape
-          if not (tool in {"delete", "delete_file"} and form in {"symlink-leaf", "symlinked-dir",
-                                                                 "nested-symlinked-dir"})]
+FILLERS: dict[str, Any] = {"string": "pwned", "integer": 1, "number": 1, "boolean": False, "array": []}
+COMMAND = "cat secret.txt e.txt d/deep.txt; ls"  # what a shell tool would run in a directory that escaped
 
 
-@pytest.mark.parametrize(("toolset", "tool", "args", "form", "path", "refusal"), PARAMS,
-                         ids=[f"{p[0]}.{p[1]}-{p[3]}" for p in PARAMS])
-def test_escape_is_refused(tree, toolset, tool, args, form, path, refusal):
+def _filler(name: str, schema: dict[str, Any]) -> Any:
+    if "enum" in schema:
+        return schema["enum"][0]
+    if name == "command":
+        return COMMAND
+    if name == "pattern":
+        return "inside|pwned"
+    kind = schema.get("type") or (schema.get("anyOf") or [{}])[0].get("type", "string")
+    return f"pwned-{name}" if kind == "string" else FILLERS[kind]
+
+
+def _arguments(spec: Any, param: str, kind: str, path: str) -> dict[str, Any]:
+    """The spec's required arguments filled in, the path parameter holding ``path`` (and a command if it takes one)."""
+    properties = spec.parameters.get("properties", {})
+    names = [*spec.parameters.get("required", ()), *(["command"] if "command" in properties else [])]
+    args = {name: _filler(name, properties[name]) for name in names}
+    args[param] = {"path": path, "paths": [path], "args": path}[kind]
+    return args
+
+
+def _matrix() -> list[tuple[str, str, str, str, str, str]]:
+    """(toolset, tool, parameter, kind, form, path) for every path parameter every ToolSpec marks."""
+    cases = []
+    for toolset in sorted(REFUSALS):
+        module = importlib.import_module(BUILTIN[toolset].partition(":")[0])
+        for spec in module.TOOLS:
+            for param, kind in spec.paths.items():
+                for form, path in (FORMS | DIR_FORMS).items():
+                    # deleting a symlink removes the link inside the root, never its target: not an escape
+                    if spec.name in {"delete", "delete_file"} and form in {"symlink-leaf", "symlinked-dir",
+                                                                          "nested-symlinked-dir"}:
+                        continue
+                    cases.append((toolset, spec.name, param, kind, form, path))
+    return cases
+
+
+MATRIX = _matrix()
+
+
+@pytest.mark.parametrize(("toolset", "tool", "param", "kind", "form", "path"), MATRIX,
+                         ids=[f"{c[0]}.{c[1]}.{c[2]}-{c[4]}" for c in MATRIX])
+def test_escape_is_refused(tree, toolset, tool, param, kind, form, path):
     tmp = tree.parent
     before = snapshot(tmp)
     reg = agenttools.toolset(toolset, root=str(tree))
     given = path.format(tmp=tmp)
-    if toolset == "gemini" and not os.path.isabs(given):
+    if toolset == "gemini" and tool != "run_shell_command" and not os.path.isabs(given):
         given = os.path.join(str(tree), given)  # gemini takes absolute paths; the escape is in what follows
-    out = reg.call(tool, args(given))
+    spec = next(s for s in importlib.import_module(BUILTIN[toolset].partition(":")[0]).TOOLS if s.name == tool)
+    out = reg.call(tool, _arguments(spec, param, kind, given))
     reg.close()
     assert out.is_error, out.text
-    assert re.search(refusal.format(root=re.escape(str(tree))), out.text), out.text
+    root = re.escape(str(tree))
+    assert any(re.search(refusal.format(root=root), out.text) for refusal in REFUSALS[toolset]), out.text
     assert SECRET not in out.text
     assert snapshot(tmp) == before
+
+
+def test_the_matrix_covers_every_path_tool_of_every_toolset():
+    covered = {(toolset, tool) for toolset, tool, *_ in MATRIX}
+    assert {("gemini", "read_file"), ("gemini", "run_shell_command"), ("editor", "create_file"),
+            ("assistant", "exec"), ("assistant", "process"), ("coder", "head"), ("coder", "rg"),
+            ("coder", "cloc"), ("coder", "html_to_markdown")} <= covered
+    assert len(covered) >= 24
 
 
 WALKS = [
