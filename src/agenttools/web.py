@@ -210,7 +210,7 @@ def fetch(
 
 
 def html_to_markdown(html: str) -> str:
-    """Convert HTML to Markdown with markdownify (ATX headings, ``-`` bullets; scripts and styles dropped).
+    """Convert HTML to Markdown with markdownify (ATX headings, ``-`` bullets; scripts and styles dropped whole).
 
     Raises:
         ImportError: The ``web`` extra (markdownify) is not installed.
@@ -219,7 +219,7 @@ def html_to_markdown(html: str) -> str:
         from markdownify import markdownify
     except ImportError:  # pragma: no cover - exercised without the extra
         raise ImportError("html_to_markdown needs the 'web' extra: pip install 'agenttools[web]'") from None
-    text: str = markdownify(html, heading_style="ATX", bullets="-", strip=["script", "style"])
+    text: str = markdownify(strip_scripts(html), heading_style="ATX", bullets="-")
     return text.strip() + "\n"
 
 

@@ -75,7 +75,7 @@ def html_to_markdown(state: State, args: dict[str, Any]) -> str:
     except OSError as exc:
         raise fail(f"cannot read {path}: {exc.strerror or exc}") from None
     try:
-        markdown = web.html_to_markdown(web.strip_scripts(html))
+        markdown = web.html_to_markdown(html)
     except ImportError as exc:
         raise fail(str(exc)) from None
     try:
