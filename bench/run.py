@@ -1,6 +1,6 @@
 """agenttools against the tools an agent could call directly, side by side in one run, as ratios.
 
-    python ../shared/bench/make_corpus.py /tmp/corpus          # once (about 190 MB at scale 1)
+    python bench/make_corpus.py /tmp/corpus                    # once (about 51 MiB, 11,400 files at scale 1)
     python bench/run.py --corpus /tmp/corpus [--rounds 15]
 
 Each figure is the median of ``--rounds`` runs after a warm-up; ratios divide by the reference measured in the same
@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 import agenttools
-from agenttools._rg import find_rg
 from agenttools.search import glob_files, grep
+from agenttools.search.rg import find_rg
 
 
 def median_seconds(fn: Callable[[], Any], rounds: int) -> float:
