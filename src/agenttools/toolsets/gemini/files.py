@@ -7,7 +7,6 @@ import os
 from typing import Any
 
 from agenttools import edit, files
-from agenttools._collate import locale_key
 from agenttools._glob import wildcard_match
 from agenttools._text import read_regular
 from agenttools.blocks import ContentBlock, DataBlock, ImageBlock
@@ -24,6 +23,7 @@ from agenttools.errors import (
 )
 from agenttools.output import ToolOutput
 from agenttools.search.ignore import IgnoreRules, RuleFile, find_ignore_base
+from agenttools.toolsets.gemini.collate import locale_key
 from agenttools.toolsets.gemini.state import (
     DEFAULT_LINES,
     MAX_LINE_CHARS,

@@ -7,8 +7,8 @@ import time
 from typing import Any
 
 from agenttools import search
-from agenttools._collate import locale_key
 from agenttools.errors import AgentToolsError, PatternError, ToolFailure
+from agenttools.toolsets.gemini.collate import locale_key
 from agenttools.toolsets.gemini.state import RECENT_SECONDS, State, in_git_repo, inside
 from agenttools.toolsets.gemini.texts import invalid, js_regex_error, node_error
 
