@@ -9,8 +9,8 @@ import re
 import urllib.parse
 from typing import Any
 
-from agenttools import web
-from agenttools._text import atomic_write, read_checked
+from agenttools import files, web
+from agenttools._text import atomic_write
 from agenttools.errors import AgentToolsError
 from agenttools.toolsets.coder.state import State, resolve, write_own_file
 from agenttools.toolsets.coder.texts import fail
@@ -69,7 +69,7 @@ def html_to_markdown(state: State, args: dict[str, Any]) -> str:
     if ws.protected_by(out_real) is not None or ws.protected_by(os.path.join(state.root, out_path)) is not None:
         raise fail(f"path not allowed: {out_path} (inside git metadata)")
     try:  # opened without blocking, fstat-checked and bounded by max_file_size
-        html = read_checked(real, root=ws.root_of(real), max_size=ws.max_file_size).decode("utf-8", errors="replace")
+        html = files.read_bytes(ws, real).decode("utf-8", errors="replace")
     except AgentToolsError as exc:
         raise fail(f"cannot read {path}: {exc}") from None
     except OSError as exc:
