@@ -1,7 +1,11 @@
 from __future__ import annotations
 
 import contextlib
+import socket
+import subprocess
+import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
 
@@ -130,3 +134,48 @@ CONTENT_CATEGORIES = [
     {"name": "examples", "dir": "examples"},
 ]
 """The categories of the ``docroot`` fixture: guides with a default pattern, examples without."""
+
+
+# --- an MCP server in a subprocess (the real `agenttools serve` command) -------------------------------------------
+
+def serve_command(toolset: str, root: Path, *extra: str) -> list[str]:
+    """``python -m agenttools serve --toolset T --root R ...``."""
+    return [sys.executable, "-m", "agenttools", "serve", "--toolset", toolset, "--root", str(root), *extra]
+
+
+def free_port() -> int:
+    """A loopback TCP port nobody listens on right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_port(port: int, proc: subprocess.Popen[bytes] | None = None) -> None:
+    """Wait (30 s at most) until something listens on loopback ``port``; fail early if ``proc`` exits."""
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            if time.monotonic() > deadline or (proc is not None and proc.poll() is not None):
+                raise RuntimeError("the MCP HTTP server did not start") from None
+            time.sleep(0.1)
+
+
+@contextlib.contextmanager
+def http_mcp_server(toolset: str, root: Path) -> Iterator[str]:
+    """Serve a toolset over streamable HTTP on a free loopback port; yield its URL; stop it after."""
+    port = free_port()
+    proc = subprocess.Popen(serve_command(toolset, root, "--transport", "http", "--port", str(port)),
+                            stdin=subprocess.DEVNULL)
+    try:
+        wait_port(port, proc)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()

@@ -5,8 +5,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import socket
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -15,7 +13,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from conftest import process_alive
+from conftest import http_mcp_server, process_alive, serve_command
 
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(20)
 
@@ -31,7 +29,7 @@ def project(tmp_path) -> Path:
 
 
 def _server_command(project: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "agenttools", "serve", "--toolset", "editor", "--root", str(project), *extra]
+    return serve_command("editor", project, *extra)
 
 
 def _get(obj, snake: str, camel: str):
@@ -71,30 +69,10 @@ def test_stdio(project):
     asyncio.run(asyncio.wait_for(main(), 60))
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture
 def http_server(project):
-    port = _free_port()
-    proc = subprocess.Popen(_server_command(project, "--transport", "http", "--port", str(port)),
-                            stdin=subprocess.DEVNULL)
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            if time.monotonic() > deadline or proc.poll() is not None:
-                proc.kill()
-                raise RuntimeError("the MCP HTTP server did not start") from None
-            time.sleep(0.1)
-    yield f"http://127.0.0.1:{port}/mcp"
-    proc.terminate()
-    proc.wait(10)
+    with http_mcp_server("editor", project) as url:
+        yield url
 
 
 def test_http_tools(http_server, project):

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import socket
 import subprocess
 import sys
 import textwrap
@@ -22,6 +21,8 @@ from pathlib import Path
 import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
+
+from conftest import http_mcp_server
 
 BOUND = 60.0  # seconds a hostile call may take on a loaded machine; the old matcher took hours
 HOSTILE = "*a" * 16 + "*b"  # 16 stars that all match the same run of "a": O(n^16) for a backtracking regex
@@ -104,36 +105,11 @@ def test_a_hostile_pattern_returns_within_the_bound(tmp_path, kind, tool, args, 
 
 # --- THE concurrency test: a hostile call in one MCP session, a second session still answers ---------------------
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture
 def gemini_server(tmp_path) -> Iterator[tuple[str, Path]]:
     root = _tree(tmp_path / "root")
-    port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "agenttools", "serve", "--toolset", "gemini", "--root", str(root),
-                             "--transport", "http", "--port", str(port)], stdin=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    raise RuntimeError("the MCP HTTP server did not start") from None
-                time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}/mcp", root
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    with http_mcp_server("gemini", root) as url:
+        yield url, root
 
 
 def _text(result: object) -> str:

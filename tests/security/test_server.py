@@ -13,9 +13,7 @@ import gc
 import json
 import os
 import signal
-import socket
 import subprocess
-import sys
 import threading
 import time
 import weakref
@@ -28,29 +26,16 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from conftest import GONE_WITHIN, gone, process_alive, read_pid
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _serve_command(toolset: str, root: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "agenttools", "serve", "--toolset", toolset, "--root", str(root), *extra]
-
-
-def _wait_port(port: int, proc: subprocess.Popen[bytes] | None = None) -> None:
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
-        except OSError:
-            if time.monotonic() > deadline or (proc is not None and proc.poll() is not None):
-                raise RuntimeError("the MCP HTTP server did not start") from None
-            time.sleep(0.1)
+from conftest import (
+    GONE_WITHIN,
+    free_port,
+    gone,
+    http_mcp_server,
+    process_alive,
+    read_pid,
+    serve_command,
+    wait_port,
+)
 
 
 @pytest.fixture
@@ -62,19 +47,8 @@ def root(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def http_url(root: Path) -> Iterator[str]:
-    port = _free_port()
-    proc = subprocess.Popen(_serve_command("editor", root, "--transport", "http", "--port", str(port)),
-                            stdin=subprocess.DEVNULL)
-    try:
-        _wait_port(port, proc)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    with http_mcp_server("editor", root) as url:
+        yield url
 
 
 
@@ -151,7 +125,7 @@ def test_a_cancelled_request_kills_its_command(transport, root, request):
 
     async def main() -> int:
         if transport == "stdio":
-            command = _serve_command("editor", root)
+            command = serve_command("editor", root)
             params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
             async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
                 return await exercise(session)
@@ -219,7 +193,7 @@ def _answer(proc: subprocess.Popen[bytes], request_id: int) -> dict:
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
 def test_a_signal_stops_the_stdio_server_and_its_processes(signum, root):
     pid_file = root / "bg.pid"
-    with subprocess.Popen(_serve_command("gemini", root), stdin=subprocess.PIPE, stdout=subprocess.PIPE) as proc:
+    with subprocess.Popen(serve_command("gemini", root), stdin=subprocess.PIPE, stdout=subprocess.PIPE) as proc:
         _signal_stops(proc, signum, pid_file)
 
 
@@ -246,11 +220,11 @@ def _signal_stops(proc: subprocess.Popen[bytes], signum: signal.Signals, pid_fil
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
 def test_a_signal_stops_the_http_server_and_its_processes(signum, root):
-    port = _free_port()
-    proc = subprocess.Popen(_serve_command("editor", root, "--transport", "http", "--port", str(port)),
+    port = free_port()
+    proc = subprocess.Popen(serve_command("editor", root, "--transport", "http", "--port", str(port)),
                             stdin=subprocess.DEVNULL)
     try:
-        _wait_port(port, proc)
+        wait_port(port, proc)
         pid = _open_session_without_end(f"http://127.0.0.1:{port}/mcp", root / "held.pid")
         assert process_alive(pid)
         proc.send_signal(signum)
@@ -293,14 +267,14 @@ def test_an_ended_http_session_is_closed_and_freed(root):
         return registry
 
     server, sessions = build_server(factory)
-    port = _free_port()
+    port = free_port()
     web = uvicorn.Server(uvicorn.Config(_http_app(server, "127.0.0.1", sessions), host="127.0.0.1", port=port,
                                        log_level="warning"))
     thread = threading.Thread(target=web.run, daemon=True)
     thread.start()
     pid_file = root / "session.pid"
     try:
-        _wait_port(port)
+        wait_port(port)
 
         async def main() -> None:
             url = f"http://127.0.0.1:{port}/mcp"
