@@ -164,7 +164,7 @@ def stat_path(ws: Workspace, path: str | os.PathLike[str]) -> FileInfo:
 
 
 def list_dir(ws: Workspace, path: str | os.PathLike[str]) -> DirListing:
-    """List a directory's entries (dotfiles included; symlinks followed for ``is_dir`` and ``size``).
+    """List a directory's entries (dotfiles included; symlinks followed for ``is_dir`` and ``size``; denied left out).
 
     Raises:
         NotFoundError, NotDirectoryError, OutsideWorkspaceError, DeniedPathError, PathError: As
@@ -173,7 +173,7 @@ def list_dir(ws: Workspace, path: str | os.PathLike[str]) -> DirListing:
     """
     real = ws.resolve(path, expect="dir")
     entries = []
-    names = os.listdir(real)
+    names = [name for name in os.listdir(real) if ws.denied_by(real / name) is None]
     for name in names:
         full = real / name
         try:
@@ -269,7 +269,7 @@ def tree(
 ) -> TreeNode:
     """The directory at ``path`` and its entries ``depth`` levels down; symlinks shown, never followed.
 
-    Entries are sorted by name, bytewise; names in ``skip`` are left out (files and directories alike).
+    Entries are sorted by name, bytewise; names in ``skip`` and paths the workspace denies are left out.
 
     Raises:
         NotFoundError, NotDirectoryError, OutsideWorkspaceError, DeniedPathError, PathError: The path.
@@ -288,9 +288,9 @@ def tree(
             return ()
         nodes = []
         for name in names:
-            if name in skip:
-                continue
             full = os.path.join(directory, name)
+            if name in skip or ws.denied_by(full) is not None:
+                continue
             if os.path.islink(full):
                 nodes.append(TreeNode(name=name, is_dir=False, link_target=os.readlink(full)))
             elif os.path.isdir(full):

@@ -22,7 +22,7 @@ import shutil
 import stat
 import struct
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from agenttools import shell
@@ -304,8 +304,10 @@ def _write_shadow(shadow: str, copied: dict[str, str]) -> None:
     Path(shadow, "config").write_text(text)
 
 
-def diff(root: str | os.PathLike[str]) -> str:
+def diff(root: str | os.PathLike[str], *, exclude: Sequence[str] = ()) -> str:
     """``git diff`` (work tree against index) of the repository at ``root``, computed by a git that runs nothing.
+
+    ``exclude`` holds glob pathspecs (``**/.env``) whose files are left out of the diff.
 
     Raises:
         GitError: No repository at ``root``, its git data leads outside ``root``, git is missing, or git failed
@@ -337,7 +339,8 @@ def diff(root: str | os.PathLike[str]) -> str:
         argv = [git, "--no-pager"]
         for override in GIT_OVERRIDES:
             argv += ["-c", override]
-        result = _run([*argv, *_DIFF_FLAGS], top, env)
+        excluded = [f":(exclude,glob){pattern.lstrip('/')}" for pattern in exclude]
+        result = _run([*argv, *_DIFF_FLAGS, *(["--", ".", *excluded] if excluded else [])], top, env)
     finally:
         shutil.rmtree(shadow, ignore_errors=True)
     if result.timed_out:

@@ -8,7 +8,7 @@ comments included). Version-control directories are skipped; ``exclude_dirs`` ad
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 import attrs
 
@@ -154,10 +154,13 @@ def _classify(text: str, syntax: tuple[tuple[str, ...], tuple[tuple[str, str], .
     return blank, comment, code
 
 
-def _walk(top: str, skip: frozenset[str] | set[str]) -> Iterator[str]:
+def _walk(top: str, skip: frozenset[str] | set[str], exclude: Callable[[str], bool] | None) -> Iterator[str]:
     """The regular files below ``top``; symlinks, FIFOs, sockets and devices passed by, ``skip`` dirs not entered."""
-    for _, entry, is_dir in walk(top, sort=True, enter=lambda rel, e: e.name not in skip):
-        if not is_dir and entry.is_file(follow_symlinks=False):
+    def enter(rel: str, entry: os.DirEntry[str]) -> bool:
+        return entry.name not in skip and not (exclude is not None and exclude(entry.path))
+
+    for _, entry, is_dir in walk(top, sort=True, enter=enter):
+        if not is_dir and entry.is_file(follow_symlinks=False) and not (exclude is not None and exclude(entry.path)):
             yield entry.path
 
 
@@ -181,7 +184,7 @@ def _read_bounded(path: str, limit: int | None) -> bytes | object | None:
 
 
 def count_lines(paths: Iterable[str], *, exclude_dirs: Iterable[str] = (), max_file_size: int | None = None,
-                ) -> LineCount:
+                exclude: Callable[[str], bool] | None = None) -> LineCount:
     """Count lines per language in the given files and directories (walked recursively, symlinks not followed).
 
     Args:
@@ -189,13 +192,15 @@ def count_lines(paths: Iterable[str], *, exclude_dirs: Iterable[str] = (), max_f
         exclude_dirs: Directory names not to enter (version-control directories are never entered).
         max_file_size: Files larger than this many bytes are skipped unread and counted as ignored, as cloc's
             ``--max-file-size`` does (cloc: 100 MB by default); None reads every file.
+        exclude: Paths (files or directories) for which this returns true are neither read nor counted (a
+            workspace's deny rules).
     """
     skip = VCS_DIRS | set(exclude_dirs)
     files: list[str] = []
     for path in paths:
         if os.path.isdir(path):
-            files.extend(_walk(path, skip))
-        elif os.path.isfile(path):
+            files.extend(_walk(path, skip, exclude))
+        elif os.path.isfile(path) and not (exclude is not None and exclude(path)):
             files.append(path)
     totals: dict[str, list[int]] = {}
     ignored = too_large = 0

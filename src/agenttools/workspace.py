@@ -42,7 +42,7 @@ Expect = Literal["any", "exists", "file", "dir"]
 
 
 def parse_size(value: int | str) -> int:
-    """Turn ``10485760``, ``"10MB"``, ``"10 MiB"``, ``"512k"`` or ``"1.5G"`` into bytes (binary units: 1 KB = 1024).
+    """Turn ``10485760``, ``"100B"``, ``"10MB"``, ``"10 MiB"``, ``"512k"`` or ``"1.5G"`` into bytes (1 KB = 1024).
 
     Raises:
         ConfigError: Not a size, or negative.
@@ -57,7 +57,7 @@ def parse_size(value: int | str) -> int:
     if not match:
         raise ConfigError(f"invalid size {value!r}; use bytes or a unit such as '10MB', '512KiB', '1G'")
     unit = (match.group(2) or "").lower()[:1]
-    return int(float(match.group(1)) * _UNITS[unit])
+    return int(float(match.group(1)) * _UNITS[unit if unit in _UNITS else ""])  # "100B": plain bytes
 
 
 def _is_git_dir(path: str, adding: str | None = None) -> bool:

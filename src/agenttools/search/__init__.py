@@ -99,6 +99,8 @@ def glob_files(
             except OSError:
                 continue
             matches.append(GlobMatch(path=entry.path, rel=rel, mtime=mtime))
+    if ws.deny:
+        matches = [m for m in matches if ws.denied_by(m.path) is None]
     matches.sort(key=lambda m: path_key(m.rel))
     return GlobResult(root=root, matches=tuple(matches), ignored_count=ignored)
 
@@ -178,6 +180,8 @@ def grep(
             used = "python"
     except TimeoutError:
         raise ToolTimeoutError(f"search timed out after {timeout:g} seconds", seconds=timeout) from None
+    if ws.deny:
+        found = [m for m in found if ws.denied_by(m.path) is None]
     found = _in_path_order(found)
     truncated = max_matches is not None and len(found) > max_matches
     return GrepResult(root=root, pattern=pattern, matches=tuple(found[:max_matches] if truncated else found),

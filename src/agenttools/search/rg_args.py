@@ -138,8 +138,12 @@ def _use(flag: Flag, negated: bool, shown: str) -> None:
         raise _refuse(shown, "it runs programs, reaches outside the project or is not available here")
 
 
-def check_args(argv: list[str], check_path: Callable[[str, str], None]) -> list[str]:
-    """Check a model's ripgrep arguments the way ripgrep will read them; return the positional paths.
+def check_args(argv: list[str], check_path: Callable[[str, str], None]) -> tuple[list[str], list[str]]:
+    """Check a model's ripgrep arguments the way ripgrep will read them; return ``(flags, positional paths)``.
+
+    ``flags`` are the arguments that are flags and their values, in order (no ``--``), so a caller can add flags
+    of its own *after* them — ripgrep lets a later ``--glob`` win over an earlier one — and put the paths after
+    a ``--`` of its own.
 
     Args:
         argv: The arguments (already split).
@@ -151,8 +155,10 @@ def check_args(argv: list[str], check_path: Callable[[str, str], None]) -> list[
             value over its bound.
     """
     positionals: list[str] = []
+    flags: list[str] = []
     index = 0
     while index < len(argv):
+        start = index
         arg = argv[index]
         index += 1
         if arg == "--":
@@ -168,6 +174,7 @@ def check_args(argv: list[str], check_path: Callable[[str, str], None]) -> list[
             if negated or not flag.takes_value:
                 if has_value:
                     raise RgArgumentError(f"rg option --{name} takes no value: {arg}")
+                flags.append(arg)
                 continue
             if not has_value:
                 if index >= len(argv):
@@ -175,6 +182,7 @@ def check_args(argv: list[str], check_path: Callable[[str, str], None]) -> list[
                 attached = argv[index]
                 index += 1
             _check_value(flag, attached, arg if has_value else f"--{name} {attached}", check_path)
+            flags.extend(argv[start:index])
             continue
         if arg.startswith("-") and arg != "-":
             cluster = arg[1:]
@@ -200,9 +208,10 @@ def check_args(argv: list[str], check_path: Callable[[str, str], None]) -> list[
                     index += 1
                 _check_value(short, value, arg if position < len(cluster) else f"-{char} {value}", check_path)
                 break
+            flags.extend(argv[start:index])
             continue
         positionals.append(arg)
     for path in positionals:
         if path != "-":
             check_path(path, "any")
-    return positionals
+    return flags, positionals

@@ -12,20 +12,21 @@ shared state, the path guard), the handlers in :mod:`~.files`, :mod:`~.commands`
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from agenttools.errors import ConfigError
 from agenttools.message import ChannelLike, WebhookChannel
 from agenttools.process import ProcessManager
 from agenttools.registry import Registry
+from agenttools.toolsets._options import PATH_OPTIONS, Option, takes_options
 from agenttools.toolsets._spec import build_registry
 from agenttools.toolsets.assistant.state import State
 from agenttools.toolsets.assistant.texts import render_error
 from agenttools.toolsets.assistant.tools import TOOLS
 from agenttools.workspace import DEFAULT_MAX_FILE_SIZE, Workspace
 
-__all__ = ["TOOLS", "build", "render_error"]
+__all__ = ["OPTIONS", "TOOLS", "build", "render_error"]
 
 
 def _channel(value: Any) -> ChannelLike:
@@ -36,9 +37,19 @@ def _channel(value: Any) -> ChannelLike:
     raise ConfigError(f"a channel must be a callable, an object with send(chat_id, content) or a URL, got {value!r}")
 
 
+OPTIONS = (*PATH_OPTIONS,
+           Option(name="channels", kind="mapping", nullable=True,
+                  help="channel id to a callable (chat_id, content), an object with send(), or a webhook URL"),
+           Option(name="max_running", kind="count", help="background processes running at once"))
+"""The options of ``build``, checked when the toolset is built."""
+
+
+@takes_options("assistant", OPTIONS)
 def build(
     root: str | os.PathLike[str] | None = None,
     *,
+    allow_dirs: Iterable[str | os.PathLike[str]] | None = None,
+    deny: Iterable[str] = (),
     channels: Mapping[str, Any] | None = None,
     max_file_size: int | str = DEFAULT_MAX_FILE_SIZE,
     max_running: int = 16,
@@ -46,7 +57,9 @@ def build(
     """Build the assistant toolset; close the registry (or use ``with``) to kill its background processes.
 
     Args:
-        root: The workspace every path must stay inside (required).
+        root: The workspace; every path must stay inside it (required).
+        allow_dirs: Directories every path must stay inside (default: ``[root]``).
+        deny: Gitignore-style globs (``**/.env``) never read, written, listed or searched; deny wins over allow.
         channels: Channel id to a callable ``(chat_id, content)``, an object with ``send(chat_id, content)``, or a
             webhook URL (POSTed ``{"chat_id", "content"}`` as JSON).
         max_file_size: Largest file ``read`` returns (bytes or ``"10MB"``).
@@ -55,9 +68,8 @@ def build(
     Raises:
         ConfigError: ``root`` is missing or not a directory, or a channel is unusable.
     """
-    if root is None:
-        raise ConfigError("the assistant toolset needs root=<the workspace directory>")
-    state = State(workspace=Workspace(root, max_file_size=max_file_size),
+    assert root is not None  # noqa: S101 - takes_options requires it
+    state = State(workspace=Workspace(root, allow_dirs=allow_dirs, deny=deny, max_file_size=max_file_size),
                   processes=ProcessManager(max_running=max_running),
                   channels={str(k): _channel(v) for k, v in (channels or {}).items()})
     return build_registry(TOOLS, state, render_error=render_error, on_close=[state.processes.close])

@@ -118,7 +118,7 @@ def edit_file(state: State, args: dict[str, Any]) -> str:
     return dumps({"success": True, "path": given, "changes": result.occurrences, "size": os.stat(real).st_size})
 
 
-def _entries(given: str, lexical: str, real: str, with_mtime: bool) -> list[dict[str, Any]]:
+def _entries(state: State, given: str, lexical: str, real: str, with_mtime: bool) -> list[dict[str, Any]]:
     try:
         os.stat(real)
         if not os.path.isdir(real):
@@ -130,6 +130,8 @@ def _entries(given: str, lexical: str, real: str, with_mtime: bool) -> list[dict
         raise fail(f"failed to list directory: {go_error('open', lexical, exc)}") from None
     entries = []
     for name in names:
+        if state.workspace.denied_by(os.path.join(real, name)) is not None:
+            continue  # denied paths are never listed
         try:
             st = os.lstat(os.path.join(real, name))
         except OSError:
@@ -146,7 +148,7 @@ def _entries(given: str, lexical: str, real: str, with_mtime: bool) -> list[dict
 def list_dir(state: State, args: dict[str, Any]) -> str:
     """``list``: a directory's entries (name, path, type, size, mode)."""
     given, lexical, real = guard(state, args.get("path"))
-    entries = _entries(given, lexical, real, with_mtime=False)
+    entries = _entries(state, given, lexical, real, with_mtime=False)
     return dumps({"success": True, "path": given, "files": entries, "count": len(entries)})
 
 
@@ -186,6 +188,6 @@ def file_tool(state: State, args: dict[str, Any]) -> str:
         return delete(state, args)
     if operation == "list_dir":
         given, lexical, real = guard(state, args.get("path"))
-        entries = _entries(given, lexical, real, with_mtime=True)
+        entries = _entries(state, given, lexical, real, with_mtime=True)
         return dumps({"success": True, "path": given, "files": entries or None, "count": len(entries)})
     raise fail(f"unknown operation: {operation}")

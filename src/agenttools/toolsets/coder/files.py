@@ -65,9 +65,14 @@ def list_files(state: State, args: dict[str, Any]) -> str:
     real = resolve(state, path)
     if not os.path.exists(real):
         raise fail(f"lstat {path}: no such file or directory")
+    ws = state.workspace
+
+    def listed(rel: str, entry: os.DirEntry[str], is_dir: bool) -> bool:
+        return not (is_dir and rel in LIST_SKIPPED) and ws.denied_by(entry.path) is None
+
     entries = [(rel.split("/"), rel + "/" if is_dir else rel)
-               for rel, _, is_dir in walk(real, enter=lambda rel, entry: rel not in LIST_SKIPPED)
-               if not (is_dir and rel in LIST_SKIPPED)]
+               for rel, entry, is_dir in walk(real, enter=lambda rel, entry: listed(rel, entry, True))
+               if listed(rel, entry, is_dir)]
     entries.sort(key=lambda item: item[0])  # component by component: a directory's entries right after it
     return go_json([shown for _, shown in entries])
 
@@ -152,8 +157,13 @@ def glob(state: State, args: dict[str, Any]) -> str:
         matcher = compile_glob(pattern)
     except GlobSyntaxError:
         raise fail("invalid glob pattern: syntax error in pattern") from None
-    found = [rel for rel, entry, is_dir in walk(str(state.root), enter=lambda rel, entry: entry.name != ".git")
-             if not (is_dir and entry.name == ".git") and matcher.match(rel)]
+    ws = state.workspace
+
+    def kept(entry: os.DirEntry[str], is_dir: bool) -> bool:
+        return not (is_dir and entry.name == ".git") and ws.denied_by(entry.path) is None
+
+    found = [rel for rel, entry, is_dir in walk(str(state.root), enter=lambda rel, entry: kept(entry, True))
+             if kept(entry, is_dir) and matcher.match(rel)]
     if not found:
         return "No matches found"
     return go_json(sorted(found))

@@ -9,7 +9,7 @@ from typing import Any
 
 from agenttools import git, stats
 from agenttools.errors import GitError
-from agenttools.toolsets.coder.state import State, resolve, split_args
+from agenttools.toolsets.coder.state import State, deny_globs, resolve, split_args
 from agenttools.toolsets.coder.texts import CLOC_USAGE, fail
 
 __all__ = ["cloc", "git_diff"]
@@ -18,7 +18,7 @@ __all__ = ["cloc", "git_diff"]
 def git_diff(state: State, args: dict[str, Any]) -> str:
     """``git_diff``: the work tree's unstaged changes, from a git that runs nothing the repository names."""
     try:
-        return git.diff(state.root) or "No changes found in working directory"
+        return git.diff(state.root, exclude=deny_globs(state)) or "No changes found in working directory"
     except GitError as exc:
         raise fail(str(exc)) from None
 
@@ -44,7 +44,9 @@ def cloc(state: State, args: dict[str, Any]) -> str:
                 raise fail(f"cloc: {arg}: no such file or directory")
             paths.append(real)
     started = time.monotonic()
-    counts = stats.count_lines(paths, exclude_dirs=excluded, max_file_size=state.workspace.max_file_size)
+    denied = state.workspace.denied_by
+    counts = stats.count_lines(paths, exclude_dirs=excluded, max_file_size=state.workspace.max_file_size,
+                               exclude=lambda path: denied(path) is not None)
     elapsed = max(time.monotonic() - started, 0.001)
     total = counts.total
     n_lines = total.blank + total.comment + total.code

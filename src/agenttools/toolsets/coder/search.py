@@ -11,7 +11,7 @@ from agenttools.errors import AgentToolsError, PatternError
 from agenttools.search.rg import find_rg, run_rg
 from agenttools.search.rg_args import RgArgumentError
 from agenttools.search.rg_args import check_args as check_rg_args
-from agenttools.toolsets.coder.state import State, resolve, split_args
+from agenttools.toolsets.coder.state import State, deny_globs, resolve, split_args
 from agenttools.toolsets.coder.texts import MAX_OUTPUT, cap, fail
 
 __all__ = ["MAX_RG_ARGS", "MAX_RG_PATTERN", "rg"]
@@ -47,14 +47,17 @@ def rg(state: State, args: dict[str, Any]) -> str:
         raise fail(f"rg arguments are too long: {len(args.get('args') or '')} characters (at most {MAX_RG_ARGS})")
     argv = split_args(args.get("args"))
     try:
-        check_rg_args(argv, lambda path, kind: _check_rg_path(state, path, kind))
+        flags, paths = check_rg_args(argv, lambda path, kind: _check_rg_path(state, path, kind))
     except RgArgumentError as exc:
         raise fail(str(exc)) from None
     binary = find_rg()
     if binary is None or os.environ.get("AGENTTOOLS_SEARCH_BACKEND", "").strip().lower() == "python":
         return _rg_python(state, pattern, argv)
     env = {key: value for key, value in os.environ.items() if key != "RIPGREP_CONFIG_PATH"}
-    run = run_rg([os.path.abspath(binary), "--no-config", "--no-ignore-messages", f"--regexp={pattern}", *argv],
+    # the workspace's deny rules come after the model's flags: a later --glob wins, so none can undo them
+    denied = [f"--glob=!{glob}" for glob in deny_globs(state)]
+    run = run_rg([os.path.abspath(binary), "--no-config", "--no-ignore-messages", *flags, *denied,
+                  f"--regexp={pattern}", "--", *paths],
                  cwd=state.root, env=env, keep=4 * MAX_OUTPUT)
     if run.timed_out:
         raise fail("timed out after 120 seconds")

@@ -17,7 +17,7 @@ from agenttools.todo import TodoList
 from agenttools.toolsets.coder.texts import fail
 from agenttools.workspace import Workspace
 
-__all__ = ["LIST_SKIPPED", "State", "resolve", "split_args", "write_own_file"]
+__all__ = ["LIST_SKIPPED", "State", "deny_globs", "resolve", "split_args", "write_own_file"]
 
 LIST_SKIPPED = (".git", ".agent/prompts", ".agent/sessions")
 
@@ -115,3 +115,19 @@ def split_args(args: Any) -> list[str]:
         return shlex.split(args)
     except ValueError as exc:
         raise fail(f"cannot parse args: {exc}") from None
+
+
+def deny_globs(state: State) -> list[str]:
+    """The workspace's deny patterns as globs relative to root, for programs given the root (git, ripgrep).
+
+    A pattern that names an absolute place outside root can deny nothing there and is left out.
+    """
+    root = str(state.root).rstrip("/") + "/"
+    globs = []
+    for pattern in state.workspace.deny:
+        if pattern.startswith("/"):
+            if pattern.startswith(root):
+                globs.append(pattern[len(root):])
+        else:
+            globs.append(pattern if pattern.startswith("**") else "**/" + pattern)
+    return globs

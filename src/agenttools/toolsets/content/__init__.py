@@ -15,13 +15,24 @@ from typing import Any
 from agenttools.content import Project
 from agenttools.errors import ConfigError
 from agenttools.registry import Registry
+from agenttools.toolsets._options import Option, takes_options
 from agenttools.toolsets._spec import build_registry
 from agenttools.toolsets.content.texts import render_error
 from agenttools.toolsets.content.tools import TOOLS, Source
 
-__all__ = ["TOOLS", "build", "render_error"]
+__all__ = ["OPTIONS", "TOOLS", "build", "render_error"]
 
 
+OPTIONS = (Option(name="docroot", kind="any", help="the documentation root (or from config)"),
+           Option(name="categories", kind="any", help="categories: name, dir under the docroot, default patterns"),
+           Option(name="collections", kind="any", help="collections: name and the categories it groups"),
+           Option(name="config", kind="any", help="a TOML or JSON file describing the project"),
+           Option(name="max_file_size", kind="size", nullable=True, help="the largest document served"),
+           Option(name="max_total_size", kind="size", nullable=True, help="the most bytes one answer serves"))
+"""The options of ``build``, checked when the toolset is built (the project itself by ``Project.build``)."""
+
+
+@takes_options("content", OPTIONS)
 def build(*, docroot: Any = None, categories: Any = None, collections: Any = None, config: Any = None,
           max_file_size: Any = None, max_total_size: Any = None) -> Registry:
     """Build the content toolset for a fixed project, or (with no options) for the current session's project.

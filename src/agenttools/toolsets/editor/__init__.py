@@ -12,18 +12,29 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
-from agenttools.errors import ConfigError
 from agenttools.process import ProcessTable
 from agenttools.registry import Registry
+from agenttools.toolsets._options import PATH_OPTIONS, Option, takes_options
 from agenttools.toolsets._spec import build_registry
 from agenttools.toolsets.editor.state import State
 from agenttools.toolsets.editor.texts import render_error
 from agenttools.toolsets.editor.tools import TOOLS
 from agenttools.workspace import DEFAULT_MAX_FILE_SIZE, Workspace
 
-__all__ = ["TOOLS", "build", "render_error"]
+__all__ = ["OPTIONS", "TOOLS", "build", "render_error"]
 
 
+OPTIONS = (PATH_OPTIONS[0], PATH_OPTIONS[1],
+           Option(name="deny_dirs", kind="globs", help="doublestar globs refused even inside allow_dirs"),
+           PATH_OPTIONS[3],
+           Option(name="bash_timeout", kind="seconds", help="default seconds a foreground bash command may run"),
+           Option(name="background_timeout", kind="seconds", nullable=True,
+                  help="seconds before a background task's group is killed (None: never)"),
+           Option(name="max_tasks", kind="count", help="background tasks held at once"))
+"""The options of ``build``, checked when the toolset is built (``deny_dirs`` is the contract's name for ``deny``)."""
+
+
+@takes_options("editor", OPTIONS)
 def build(
     root: str | os.PathLike[str] | None = None,
     *,
@@ -48,8 +59,7 @@ def build(
     Raises:
         ConfigError: ``root`` is missing, a directory does not exist, or an option is invalid.
     """
-    if root is None:
-        raise ConfigError("the editor toolset needs root=<the initial working directory>")
+    assert root is not None  # noqa: S101 - takes_options requires it
     workspace = Workspace(root, allow_dirs=allow_dirs, deny=deny_dirs, max_file_size=max_file_size)
     state = State(workspace=workspace, tasks=ProcessTable(max_processes=max_tasks, timeout=background_timeout),
                   bash_timeout_ms=int(bash_timeout * 1000))

@@ -12,22 +12,35 @@ from __future__ import annotations
 
 import os
 import weakref
+from collections.abc import Iterable
 
-from agenttools.errors import ConfigError
 from agenttools.registry import Registry
 from agenttools.shell import DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT, kill_session
+from agenttools.toolsets._options import PATH_OPTIONS, Option, takes_options
 from agenttools.toolsets._spec import build_registry
-from agenttools.toolsets.gemini.state import State
+from agenttools.toolsets.gemini.state import MAX_READ_BYTES, State
 from agenttools.toolsets.gemini.texts import render_error
 from agenttools.toolsets.gemini.tools import TOOLS
 from agenttools.workspace import Workspace
 
-__all__ = ["TOOLS", "build", "render_error"]
+__all__ = ["OPTIONS", "TOOLS", "build", "render_error"]
 
 
+OPTIONS = (*PATH_OPTIONS,
+           Option(name="shell_timeout", kind="seconds", nullable=True,
+                  help="seconds before run_shell_command kills the command's process group (None: never)"),
+           Option(name="max_output", kind="size", help="bytes of stdout and of stderr kept per command"),
+           Option(name="max_matches", kind="count", help="the most matching lines search_file_content returns"))
+"""The options of ``build``, checked when the toolset is built."""
+
+
+@takes_options("gemini", OPTIONS)
 def build(
     root: str | os.PathLike[str] | None = None,
     *,
+    allow_dirs: Iterable[str | os.PathLike[str]] | None = None,
+    deny: Iterable[str] = (),
+    max_file_size: int | str = MAX_READ_BYTES,
     shell_timeout: float | None = DEFAULT_TIMEOUT,
     max_output: int = DEFAULT_MAX_OUTPUT,
     max_matches: int = 20_000,
@@ -36,19 +49,20 @@ def build(
 
     Args:
         root: The project directory; every path must stay inside it (required).
+        allow_dirs: Directories every path must stay inside (default: ``[root]``).
+        deny: Gitignore-style globs (``**/.env``) never read, written, listed or searched; deny wins over allow.
+        max_file_size: The largest file read, written or edited (bytes or ``"20MB"``; upstream's limit by default).
         shell_timeout: Seconds before ``run_shell_command`` kills the command's process group (None: never).
         max_output: Bytes of stdout and of stderr kept per command (the middle is elided beyond it).
         max_matches: The most matching lines ``search_file_content`` returns; beyond it the search stops and a
             truncation note says so.
 
     Raises:
-        ConfigError: ``root`` is missing or not a directory.
+        ConfigError: An option is unknown, missing (``root``) or invalid.
     """
-    if root is None:
-        raise ConfigError("the gemini toolset needs root=<the project directory>")
-    if not isinstance(max_matches, int) or isinstance(max_matches, bool) or max_matches < 1:
-        raise ConfigError(f"max_matches must be a positive integer, got {max_matches!r}")
-    state = State(workspace=Workspace(root), shell_timeout=shell_timeout, max_output=max_output,
+    assert root is not None  # noqa: S101 - takes_options requires it
+    workspace = Workspace(root, allow_dirs=allow_dirs, deny=deny, max_file_size=max_file_size)
+    state = State(workspace=workspace, shell_timeout=shell_timeout, max_output=max_output,
                   max_matches=max_matches)
     weakref.finalize(state, kill_session, state.session)  # background jobs, also when nobody closes the registry
     return build_registry(TOOLS, state, render_error=render_error,

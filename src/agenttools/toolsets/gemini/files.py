@@ -27,7 +27,6 @@ from agenttools.toolsets.gemini.collate import locale_key
 from agenttools.toolsets.gemini.state import (
     DEFAULT_LINES,
     MAX_LINE_CHARS,
-    MAX_READ_BYTES,
     MAX_SVG_BYTES,
     State,
     absolute_inside,
@@ -36,6 +35,11 @@ from agenttools.toolsets.gemini.state import (
 from agenttools.toolsets.gemini.texts import invalid, node_error, num
 
 __all__ = ["list_directory", "read_file", "replace", "write_file"]
+
+def _mb(state: State) -> str:
+    """The read limit as upstream words it: ``20MB`` (its fixed limit, and our default)."""
+    return f"{state.workspace.max_file_size / (1024 * 1024):g}MB"
+
 
 # --- list_directory ------------------------------------------------------------------------------------------
 
@@ -90,7 +94,7 @@ def _geminiignore(state: State, real: str) -> bool:
     if not os.path.isfile(ignore_file):
         return False
     raw = read_regular(ignore_file)  # non-blocking and fstat-checked: a FIFO swapped in cannot hang the call
-    if raw is None or len(raw) > MAX_READ_BYTES:
+    if raw is None or len(raw) > state.workspace.max_file_size:
         return False
     rules = RuleFile.parse("", raw.decode("utf-8", errors="replace"))
     rel = os.path.relpath(real, state.root).replace(os.sep, "/")
@@ -118,9 +122,9 @@ def read_file(state: State, args: dict[str, Any]) -> str | ToolOutput:
     count = int(limit) if limit is not None else DEFAULT_LINES
     try:
         result = files.read_file(state.workspace, real, offset=start, limit=count, max_line_chars=MAX_LINE_CHARS,
-                                 max_size=MAX_READ_BYTES)
+                                 max_size=state.workspace.max_file_size)
     except FileTooLargeError as exc:
-        raise ToolFailure(f"Error reading file {path}: File size exceeds the 20MB limit: {path} "
+        raise ToolFailure(f"Error reading file {path}: File size exceeds the {_mb(state)} limit: {path} "
                       f"({exc.size / (1024 * 1024):.2f}MB)") from None
     except (AgentToolsError, OSError) as exc:
         raise ToolFailure(f"Error reading file {path}: {exc}") from None
@@ -170,7 +174,7 @@ def write_file(state: State, args: dict[str, Any]) -> str:
     except OSError as exc:
         raise invalid(f"Error accessing path properties for validation: {path}. Reason: {exc}") from None
     try:
-        result = files.write_file(state.workspace, real, args["content"], max_size=MAX_READ_BYTES)
+        result = files.write_file(state.workspace, real, args["content"], max_size=state.workspace.max_file_size)
     except IsDirectoryError:
         raise ToolFailure(f"Error writing to file {path}: Error writing to file: "
                       f"EISDIR: illegal operation on a directory, open '{path}'") from None
@@ -189,7 +193,7 @@ def replace(state: State, args: dict[str, Any]) -> str:
     expected = int(expected) if float(expected).is_integer() else expected
     try:
         result = edit.replace_text(state.workspace, real, args["old_string"], args["new_string"], expected=expected,
-                                   max_size=MAX_READ_BYTES)
+                                   max_size=state.workspace.max_file_size)
     except NotFoundError:
         raise ToolFailure(f"File not found: {path}") from None
     except IsDirectoryError:
@@ -208,7 +212,7 @@ def replace(state: State, args: dict[str, Any]) -> str:
         stage = "preparing" if exc.direction == "decode" else "executing"
         raise ToolFailure(f"Error {stage} edit: {exc}") from None
     except FileTooLargeError as exc:
-        raise ToolFailure(f"Error preparing edit: File size exceeds the 20MB limit: {path} "
+        raise ToolFailure(f"Error preparing edit: File size exceeds the {_mb(state)} limit: {path} "
                       f"({exc.size / (1024 * 1024):.2f}MB)") from None
     except (AgentToolsError, OSError) as exc:
         raise ToolFailure(f"Error executing edit: {_os_text(exc, path)}") from None

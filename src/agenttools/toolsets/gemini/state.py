@@ -15,6 +15,7 @@ __all__ = ["DEFAULT_LINES", "MAX_LINE_CHARS", "MAX_READ_BYTES", "MAX_SVG_BYTES",
            "absolute_inside", "in_git_repo", "inside"]
 
 MAX_READ_BYTES = 20 * 1024 * 1024
+"""Upstream's read limit: the default ``max_file_size`` of the gemini toolset."""
 DEFAULT_LINES = 2000
 MAX_LINE_CHARS = 2000
 MAX_SVG_BYTES = 1024 * 1024
