@@ -140,3 +140,99 @@ def test_content_call_with_config(tmp_path):
     proc = run("call", "--toolset", "content", "--config", str(config), "get_content",
                '{"category_or_collection": "docs"}')
     assert (proc.returncode, proc.stdout) == (0, '{"success": true, "value": "# Intro\\n"}\n')
+
+
+# --- the command never prints a traceback; each mistake is one line that says what to do -------------------------
+
+def _one_line(proc: subprocess.CompletedProcess[str], code: int, *needles: str) -> None:
+    assert proc.returncode == code, (proc.returncode, proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stdout + proc.stderr
+    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("agenttools: error: "), proc.stderr
+    for needle in needles:
+        assert needle in proc.stderr, proc.stderr
+
+
+def test_bad_options_are_one_line_usage_errors(tmp_path):
+    root = str(tmp_path)
+    _one_line(run("call", "--toolset", "gemini", "--root", root, "--shell-timeout", "abc", "glob",
+                  '{"pattern": "*"}'), 2, "'shell_timeout'", "positive number of seconds", "'abc'")
+    _one_line(run("call", "--toolset", "editor", "--root", root, "--option", "background_timeout=abc", "bash",
+                  '{"command": "true"}'), 2, "'background_timeout'")
+    _one_line(run("tools", "--toolset", "editor", "--root", root, "--option", "nonsense"), 2, "KEY=VALUE")
+    _one_line(run("call", "--toolset", "coder", "read_file", '{"path": "x"}'), 2, "needs the option 'root'")
+    _one_line(run("call", "--toolset", "coder", "--root", str(tmp_path / "missing"), "read_file", "{}"), 2,
+              "does not exist")
+    _one_line(run("tools", "--toolset", "nope"), 2, "unknown toolset 'nope'")
+    _one_line(run("tools", "--toolset", "coder", "--root", root, "--allow-private-network", "--max-file-size",
+                  "lots"), 2, "'max_file_size'")
+    _one_line(run("call", "--toolset", "coder", "--root", root, "nope"), 2, "has no tool 'nope'")
+    proc = run("serve", "--toolset", "coder", "--root", root, "--transport", "http", "--port", "99999")
+    assert proc.returncode == 2 and "port must be between 1 and 65535" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_a_port_in_use_is_one_line(tmp_path):
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        proc = run("serve", "--toolset", "coder", "--root", str(tmp_path), "--transport", "http", "--port",
+                   str(port))
+    _one_line(proc, 1, f"cannot listen on 127.0.0.1:{port}: it is already in use")
+
+
+def test_definitions_need_no_root():
+    proc = run("tools", "--toolset", "gemini", "--format", "openai")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)[0]["function"]["name"] == "list_directory"
+
+
+def test_flags_are_the_toolsets_own_options():
+    gemini = run("call", "--toolset", "gemini", "--help").stdout
+    assert "--shell-timeout" in gemini and "--deny" in gemini and "--max-matches" in gemini
+    assert "--bash-timeout" not in gemini and "--deny-dirs" not in gemini
+    editor = run("call", "--toolset", "editor", "--help").stdout
+    assert "--deny-dirs" in editor and "--bash-timeout" in editor and "--shell-timeout" not in editor
+    content = run("call", "--toolset", "content", "--help").stdout
+    assert "--config" in content and "--max-total-size" in content and "--allow-dirs" not in content
+
+
+def test_typed_flags_reach_the_toolset(tmp_path):
+    (tmp_path / ".env").write_text("TOKEN=x\n")
+    proc = run("call", "--toolset", "coder", "--root", str(tmp_path), "--deny", "**/.env", "read_file",
+               '{"path": ".env"}')
+    assert (proc.returncode, proc.stdout) == (1, "Error: path not allowed: .env\n")
+    proc = run("call", "--toolset", "gemini", "--root", str(tmp_path), "--shell-timeout", "0.5",
+               "run_shell_command", '{"command": "sleep 5"}')
+    assert "Command timed out after 0.5 seconds." in proc.stdout
+
+
+def test_a_custom_toolset_is_found_from_the_current_directory(tmp_path):
+    (tmp_path / "my_tools.py").write_text(
+        "import agenttools\nreg = agenttools.Registry()\n\n@reg.tool\ndef hello() -> str:\n"
+        "    \"\"\"Say hello.\"\"\"\n    return 'hello from here'\n")
+    script = Path(sys.executable).parent / "agenttools"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    proc = subprocess.run([str(script), "call", "--toolset", "my_tools:reg", "hello"], capture_output=True,
+                          text=True, env=env, cwd=tmp_path, timeout=60, check=False)
+    assert (proc.returncode, proc.stdout) == (0, "hello from here\n"), proc.stderr
+
+
+def test_serve_over_http_says_where_it_listens(tmp_path):
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "agenttools", "serve", "--toolset", "coder", "--root",
+                             str(tmp_path), "--transport", "http", "--port", str(port)],
+                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+    try:
+        line = proc.stderr.readline()
+        assert line == f"agenttools: serving the coder toolset over MCP at http://127.0.0.1:{port}/mcp\n"
+    finally:
+        proc.terminate()
+        proc.wait(20)
+        proc.stderr.close()

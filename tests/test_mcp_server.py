@@ -125,3 +125,16 @@ def test_http_sessions_are_independent_and_cleaned_up(http_server, project):
     assert alive == [], "background tasks outlived their MCP session"
 
 
+
+
+def test_server_info_carries_the_package_version(project):
+    import agenttools
+
+    async def main() -> None:
+        params = StdioServerParameters(command=_server_command(project)[0], args=_server_command(project)[1:])
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            initialized = await session.initialize()
+            info = _get(initialized, "server_info", "serverInfo")
+            assert (info.name, info.version) == ("agenttools", agenttools.__version__)
+
+    asyncio.run(asyncio.wait_for(main(), 60))

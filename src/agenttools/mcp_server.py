@@ -23,6 +23,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any, Literal
 
+from agenttools import __version__
 from agenttools.output import ToolOutput
 from agenttools.registry import CallLimiter, Registry
 from agenttools.sdk import mcp as mcp_shapes
@@ -182,9 +183,9 @@ def build_server(factory: Callable[[], Registry], *, name: str = "agenttools",
             key = session_id or getattr(ctx.session, "_connection", None) or ctx.session
             return await call(key, params.name, params.arguments, gone)
 
-        server = Server(name, on_list_tools=on_list_tools, on_call_tool=on_call_tool)
+        server = Server(name, version=__version__, on_list_tools=on_list_tools, on_call_tool=on_call_tool)
     else:  # mcp 1.x: decorators, and request_context for the session
-        legacy: Any = Server(name)
+        legacy: Any = Server(name, version=__version__)
 
         @legacy.list_tools()  # type: ignore[untyped-decorator]
         async def list_tools() -> list[Any]:

@@ -29,7 +29,7 @@ from agenttools.errors import (
 )
 from agenttools.output import ToolOutput, default_error_text, to_output
 from agenttools.schema import function_schema, parse_docstring, validate
-from agenttools.sdk import langchain
+from agenttools.sdk import Format, langchain
 from agenttools.tool import ErrorRenderer, Tool, check_description, check_name
 
 __all__ = ["CallLimiter", "ErrorRenderer", "Registry", "Tool", "ToolOutput"]
@@ -72,7 +72,10 @@ class Registry:
             self.add(tool)
 
     def __repr__(self) -> str:
-        return f"Registry({list(self._tools)!r})"
+        if not self._tools:
+            return "<Registry: no tools>"
+        count = f"{len(self._tools)} tool{'' if len(self._tools) == 1 else 's'}"
+        return f"<Registry {count}: {', '.join(self._tools)}>"
 
     def __len__(self) -> int:
         return len(self._tools)
@@ -205,7 +208,7 @@ class Registry:
         return Tool(name=label, description=text, parameters=compiled.parameters, handler=compiled.call,
                     is_async=compiled.is_async, null_means_default=optional, **options)
 
-    def definitions(self, format: str = "json-schema", *, strict: bool | None = None) -> list[dict[str, Any]]:
+    def definitions(self, format: Format = "json-schema", *, strict: bool | None = None) -> list[dict[str, Any]]:
         """Tool definitions for an SDK, one dict per tool, in definition order.
 
         Args:

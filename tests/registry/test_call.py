@@ -470,3 +470,9 @@ def test_context_variables_reach_async_tools_called_synchronously_inside_a_loop(
         return reg.call("which").text, (await reg.acall("which")).text
 
     assert asyncio.run(main()) == ("project-a", "project-a")
+
+
+def test_a_registry_shows_its_tools():
+    assert repr(agenttools.Registry()) == "<Registry: no tools>"
+    reg = agenttools.toolset("content")
+    assert repr(reg) == "<Registry 3 tools: get_content, get_category_content, get_collection_content>"

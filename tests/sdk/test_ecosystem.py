@@ -238,6 +238,34 @@ def test_langchain_validates_custom_tools():
     assert tool.invoke({"a": "x"}) == "Error: invalid arguments for add: argument 'a' must be integer, got string"
 
 
+def test_langchain_errors_are_error_tool_messages_and_images_are_image_blocks():
+    from langchain_core.messages import ToolMessage
+
+    reg = agenttools.Registry()
+
+    @reg.tool
+    def picture(fail: bool = False) -> list:
+        """Return a picture, or fail.
+
+        Args:
+            fail: Whether to fail.
+        """
+        if fail:
+            raise agenttools.ToolFailure("no picture today")
+        return [agenttools.TextBlock(text="a dot"), agenttools.ImageBlock.from_bytes(PNG, "image/png")]
+
+    (tool,) = reg.to_langchain()
+    failed = tool.invoke({"type": "tool_call", "id": "c1", "name": "picture", "args": {"fail": True}})
+    assert isinstance(failed, ToolMessage)
+    assert (failed.status, failed.content, failed.tool_call_id) == ("error", "no picture today", "c1")
+    shown = tool.invoke({"type": "tool_call", "id": "c2", "name": "picture", "args": {}})
+    assert shown.status == "success"
+    assert shown.content == [{"type": "text", "text": "a dot"},
+                             {"type": "image", "base64": base64.b64encode(PNG).decode(), "mime_type": "image/png"}]
+    assert asyncio.run(tool.ainvoke({"type": "tool_call", "id": "c3", "name": "picture",
+                                     "args": {"fail": True}})).status == "error"
+
+
 # --- notebooks -------------------------------------------------------------------------------------------------
 
 def test_notebook_reprs():

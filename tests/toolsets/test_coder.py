@@ -492,3 +492,8 @@ def test_script_stripping_is_the_lazy_regex_in_linear_time():
     started = time.monotonic()
     assert strip_scripts(hostile) == "<script" * 300_000
     assert time.monotonic() - started < 10
+
+
+def test_an_unknown_tool_is_not_found(reg):
+    out = reg.call("nope", {})
+    assert (out.is_error, out.text) == (True, "Error: tool not found: nope")

@@ -377,7 +377,7 @@ def test_background_limit_and_close_kills(root):
            for i in range(2)]
     assert all(i.startswith("task_id: ") for i in ids)
     out = call(reg, "bash", command="true", run_in_background=True)
-    assert out.text == ("[BASH_TASK_LIMIT] could not add background task: maximum concurrent background process "
+    assert out.text == ("[BASH_TASK_LIMIT] could not add background task: maximum concurrent background task "
                         "limit (2) reached")
     deadline = time.monotonic() + 5
     def written(i: int) -> bool:
@@ -425,3 +425,9 @@ def test_background_tasks_die_with_the_interpreter(root):
         time.sleep(0.05)
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
+
+
+def test_bash_streams_read_line_by_line_as_upstream(reg):
+    """Go's bufio.Scanner: the last line gets its newline, a CRLF loses its CR (stdout and stderr alike)."""
+    out = call(reg, "bash", command="printf 'out\\r\\nlast'; printf 'err' >&2")
+    assert out.text == "exit_code: 0\n\nstderr:\nerr\n\nstdout:\nout\nlast\n"

@@ -12,8 +12,9 @@ from typing import Any
 
 from agenttools.errors import ConfigError
 from agenttools.registry import Registry
+from agenttools.toolsets._options import Option
 
-__all__ = ["BUILTIN", "toolset"]
+__all__ = ["BUILTIN", "declared_options", "toolset"]
 
 BUILTIN: dict[str, str] = {
     "assistant": "agenttools.toolsets.assistant:build",
@@ -75,3 +76,17 @@ def toolset(name: str, **options: Any) -> Registry:
     if not isinstance(registry, Registry):
         raise ConfigError(f"toolset {name!r} returned {type(registry).__name__}, not a Registry")
     return registry
+
+
+def declared_options(name: str) -> tuple[Option, ...]:
+    """The options a built-in toolset declares (empty for a ``module:attribute`` toolset, which checks its own).
+
+    Raises:
+        ConfigError: ``name`` is not a built-in toolset and not a reference.
+    """
+    if name in BUILTIN:
+        return tuple(_load(BUILTIN[name].partition(":")[0] + ":OPTIONS", name))
+    if ":" in name:
+        return ()
+    known = ", ".join(sorted(BUILTIN))
+    raise ConfigError(f"unknown toolset {name!r}; built-in toolsets: {known} (or use 'module:attribute')")

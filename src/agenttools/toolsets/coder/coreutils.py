@@ -3,6 +3,7 @@
 Supported: ``-n N``/``-nN``/``--lines=N``, ``-c N``/``--bytes=N``, the ``-N`` shorthand, ``head -n -N`` (all but
 the last N), ``tail -n +N``/``-c +N`` (from line/byte N), ``-q``/``-v``, ``--``, several files with
 ``==> name <==`` headers. Anything else (``-f`` above all: it would never return) is refused with a clear error.
+What the command would print on stderr fails the call as a :class:`~agenttools.errors.ToolFailure`.
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from typing import BinaryIO
 
 from agenttools._text import open_file
 from agenttools.errors import SpecialFileError
+from agenttools.toolsets.coder.texts import fail
 
-__all__ = ["CommandError", "head", "tail"]
+__all__ = ["head", "tail"]
 
 _BLOCK = 65536
 _NUMBER = re.compile(r"^([+-]?)(\d+)$")
@@ -24,10 +26,6 @@ _NUMBER = re.compile(r"^([+-]?)(\d+)$")
 def _split(data: bytes) -> list[bytes]:
     """Lines ending in ``\\n`` (kept), plus a final unterminated one; never split on ``\\r``."""
     return re.findall(rb"[^\n]*\n|[^\n]+$", data)
-
-
-class CommandError(Exception):
-    """The command failed; the message is what it would print on stderr."""
 
 
 def _parse(prog: str, argv: list[str]) -> tuple[str, str, int, list[str], bool | None]:
@@ -47,7 +45,7 @@ def _parse(prog: str, argv: list[str]) -> tuple[str, str, int, list[str], bool |
         value: str | None = None
         if arg in ("-n", "-c", "--lines", "--bytes"):
             if not args:
-                raise CommandError(f"{prog}: option requires an argument -- '{arg.lstrip('-')[0]}'")
+                raise fail(f"{prog}: option requires an argument -- '{arg.lstrip('-')[0]}'")
             value, unit = args.pop(0), arg.lstrip("-")[0]
         elif arg.startswith(("--lines=", "--bytes=")):
             unit, value = arg[2], arg.split("=", 1)[1]
@@ -62,12 +60,12 @@ def _parse(prog: str, argv: list[str]) -> tuple[str, str, int, list[str], bool |
             headers = True
             continue
         else:
-            raise CommandError(f"{prog}: unsupported option '{arg}' (supported: -n N, -c N, -N, -q, -v"
-                               + (", -n +N, -c +N)" if prog == "tail" else ", -n -N, -c -N)"))
+            raise fail(f"{prog}: unsupported option '{arg}' (supported: -n N, -c N, -N, -q, -v"
+                       + (", -n +N, -c +N)" if prog == "tail" else ", -n -N, -c -N)"))
         match = _NUMBER.match(value.strip())
         if match is None:
             kind = "lines" if unit == "n" else "bytes"
-            raise CommandError(f"{prog}: invalid number of {kind}: '{value}'")
+            raise fail(f"{prog}: invalid number of {kind}: '{value}'")
         sign, count = match.group(1), int(match.group(2))
     return unit, sign, count, files, headers
 
@@ -130,7 +128,7 @@ def _tail_one(handle: BinaryIO, unit: str, sign: str, count: int) -> bytes:
     return b"".join(lines[-count:])
 
 
-def _run(prog: str, argv: list[str], resolve: Callable[[str], str],
+def _run(prog: str, argv: list[str], resolve: Callable[[str], str | None],
          one: Callable[[BinaryIO, str, str, int], bytes]) -> str:
     unit, sign, count, files, headers = _parse(prog, argv)
     if not files:
@@ -141,6 +139,9 @@ def _run(prog: str, argv: list[str], resolve: Callable[[str], str],
     for index, name in enumerate(files):
         try:
             real = resolve(name)
+            if real is None:
+                errors.append(f"{prog}: path not allowed: {name}")
+                continue
             if not os.path.exists(real):
                 raise FileNotFoundError(2, "No such file or directory")
             if os.path.isdir(real):
@@ -153,9 +154,8 @@ def _run(prog: str, argv: list[str], resolve: Callable[[str], str],
                 raise OSError(f"'{name}' is not a regular file") from None
             with os.fdopen(fd, "rb") as handle:
                 body = one(handle, unit, sign, count)
-        except PermissionError as exc:
-            errors.append(f"{prog}: {exc}" if "not allowed" in str(exc) else
-                          f"{prog}: cannot open '{name}' for reading: Permission denied")
+        except PermissionError:
+            errors.append(f"{prog}: cannot open '{name}' for reading: Permission denied")
             continue
         except IsADirectoryError:
             errors.append(f"{prog}: error reading '{name}': Is a directory")
@@ -170,15 +170,15 @@ def _run(prog: str, argv: list[str], resolve: Callable[[str], str],
             chunks.append(("\n" if index and chunks else "").encode() + f"==> {name} <==\n".encode())
         chunks.append(body)
     if errors:
-        raise CommandError("\n".join(errors) + "\n")
+        raise fail("\n".join(errors).rstrip("\n"))
     return b"".join(chunks).decode("utf-8", errors="replace")
 
 
-def head(argv: list[str], resolve: Callable[[str], str]) -> str:
-    """Run ``head`` on files that ``resolve`` maps to real paths (raising PermissionError when not allowed)."""
+def head(argv: list[str], resolve: Callable[[str], str | None]) -> str:
+    """Run ``head`` on files that ``resolve`` maps to real paths (None: not allowed)."""
     return _run("head", argv, resolve, _head_one)
 
 
-def tail(argv: list[str], resolve: Callable[[str], str]) -> str:
-    """Run ``tail`` on files that ``resolve`` maps to real paths (raising PermissionError when not allowed)."""
+def tail(argv: list[str], resolve: Callable[[str], str | None]) -> str:
+    """Run ``tail`` on files that ``resolve`` maps to real paths (None: not allowed)."""
     return _run("tail", argv, resolve, _tail_one)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import json
 import os
+from collections.abc import Callable
 from typing import Any
 
 from agenttools import edit, files
@@ -169,27 +170,21 @@ def glob(state: State, args: dict[str, Any]) -> str:
     return go_json(sorted(found))
 
 
-def _file_resolver(state: State) -> Any:
-    def resolve_file(name: str) -> str:
+def _file_resolver(state: State) -> Callable[[str], str | None]:
+    def resolve_file(name: str) -> str | None:
         try:
             return str(state.workspace.resolve(os.path.join(state.root, name), expect="any"))
         except (AccessDeniedError, PathError):
-            raise PermissionError(f"path not allowed: {name}") from None
+            return None
 
     return resolve_file
 
 
 def head(state: State, args: dict[str, Any]) -> str:
     """``head``: the first lines or bytes of files, as GNU head prints them."""
-    try:
-        return cap(coreutils.head(split_args(args.get("args")), _file_resolver(state)))
-    except coreutils.CommandError as exc:
-        raise fail(str(exc).rstrip("\n")) from None
+    return cap(coreutils.head(split_args(args.get("args")), _file_resolver(state)))
 
 
 def tail(state: State, args: dict[str, Any]) -> str:
     """``tail``: the last lines or bytes of files, as GNU tail prints them."""
-    try:
-        return cap(coreutils.tail(split_args(args.get("args")), _file_resolver(state)))
-    except coreutils.CommandError as exc:
-        raise fail(str(exc).rstrip("\n")) from None
+    return cap(coreutils.tail(split_args(args.get("args")), _file_resolver(state)))

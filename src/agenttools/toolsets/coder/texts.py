@@ -93,7 +93,7 @@ def render_error(tool: str, error: BaseException) -> str:
     if isinstance(error, ArgumentsError):
         return "Error: invalid input: " + "; ".join(issue.describe() for issue in error.issues)
     if isinstance(error, UnknownToolError):
-        return f"Error: unknown tool: {error.name}"
+        return f"Error: tool not found: {error.name}"
     return f"Error: {error}"
 
 

@@ -22,6 +22,19 @@ def _wrap(command: str, sentinel: str) -> str:
     return f"{{ {command}\n}}; __agt_status=$?; printf '\\n%s\\n' '{sentinel}'; pwd; exit $__agt_status"
 
 
+def _as_lines(text: str) -> str:
+    """A stream as upstream reads it, line by line (Go's ``bufio.Scanner``).
+
+    Every line ends with ``\n``, the last one too, and the ``\r`` of a CRLF is dropped.
+    """
+    if not text:
+        return ""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return "".join((line[:-1] if line.endswith("\r") else line) + "\n" for line in lines)
+
+
 def _split_sentinel(stdout: str, sentinel: str) -> tuple[str, str | None]:
     """(output before the sentinel, the cwd printed after it); the output unchanged when there is none."""
     lines = stdout.split("\n")
@@ -47,7 +60,7 @@ def bash(state: State, args: dict[str, Any]) -> str:
             task = state.tasks.start(command, cwd=cwd)
         except ProcessLimitError as exc:
             why = ("the process table is closed" if state.tasks.closed
-                   else f"maximum concurrent background process limit ({exc.limit}) reached")
+                   else f"maximum concurrent background task limit ({exc.limit}) reached")
             raise failure("BASH_TASK_LIMIT", f"could not add background task: {why}") from None
         except OSError as exc:
             raise failure("BASH_START_FAILED", f"could not start background command: {exc}") from None
@@ -60,15 +73,16 @@ def bash(state: State, args: dict[str, Any]) -> str:
                              session=state.tasks.session, max_output=KEEP_BYTES)
     if result.error is not None:
         raise failure("BASH_START_FAILED", f"could not start command: {result.error}")
-    stdout, new_cwd = _split_sentinel(result.stdout, state.sentinel)
+    scanned = _as_lines(result.stdout)
+    stdout, new_cwd = _split_sentinel(scanned, state.sentinel)
     if new_cwd is not None:
         with contextlib.suppress(OSError, ValueError):  # a directory that vanished meanwhile: keep the old cwd
             ws.chdir(new_cwd, contained=False)
     code = -1 if result.exit_code is None else result.exit_code
     text = f"Command timed out after {timeout_ms}ms\n\n" if result.timed_out else ""
-    totals = (result.stdout_bytes - (len(result.stdout) - len(stdout)) if result.stdout_truncated else None,
+    totals = (result.stdout_bytes - (len(scanned) - len(stdout)) if result.stdout_truncated else None,
               result.stderr_bytes if result.stderr_truncated else None)
-    return text + f"exit_code: {code}\n" + sections(stdout, result.stderr, totals)
+    return text + f"exit_code: {code}\n" + sections(stdout, _as_lines(result.stderr), totals)
 
 
 def task_output(state: State, args: dict[str, Any]) -> str:
