@@ -120,11 +120,21 @@ class _Capped:
                 self.dropped += cut
 
     def text(self) -> tuple[str, bool]:
-        head = self.head.decode("utf-8", errors="replace")
-        tail = self.tail.decode("utf-8", errors="replace")
+        """The kept output, with a marker where the middle was dropped; never more than ``limit`` bytes in all."""
         if not self.dropped:
-            return strip_ansi(head + tail), False
-        return strip_ansi(f"{head}\n[... {self.dropped} bytes of output omitted ...]\n{tail}"), True
+            return strip_ansi((self.head + self.tail).decode("utf-8", errors="replace")), False
+        head, tail, dropped = bytes(self.head), bytes(self.tail), self.dropped
+        while True:  # the marker takes room too: drop as much more output as it needs (its digits may grow)
+            marker = f"\n[... {dropped} bytes of output omitted ...]\n".encode()
+            excess = len(head) + len(marker) + len(tail) - self.limit
+            if excess <= 0 or not (head or tail):
+                break
+            from_tail = min(len(tail), (excess + 1) // 2)
+            from_head = min(len(head), excess - from_tail)
+            tail, head = tail[from_tail:], head[:len(head) - from_head]
+            dropped += from_tail + from_head
+        text = (head + marker + tail).decode("utf-8", errors="replace")
+        return strip_ansi(text), True
 
 
 def _group_members(pgid: int) -> list[int]:

@@ -6,6 +6,8 @@ import os
 import signal
 import time
 
+import pytest
+
 from agenttools.shell import run_shell, strip_ansi
 from conftest import process_alive
 
@@ -72,3 +74,13 @@ def test_non_interactive_environment(tmp_path):
 
 def test_strip_ansi():
     assert strip_ansi("\x1b[31mred\x1b[0m \x1b]8;;http://x\x07link\x1b]8;;\x07") == "red link"
+
+
+@pytest.mark.parametrize("limit", [200, 1000, 1 << 20])
+def test_a_cut_stream_with_its_marker_stays_within_the_limit(tmp_path, limit):
+    result = run_shell("head -c 3000000 /dev/zero | tr '\\0' x", cwd=tmp_path, max_output=limit)
+    assert result.stdout_truncated
+    assert "bytes of output omitted" in result.stdout
+    assert len(result.stdout.encode()) <= limit
+    omitted = int(result.stdout.split("[... ")[1].split(" bytes")[0])
+    assert omitted + result.stdout.count("x") == 3_000_000  # every byte is shown or counted

@@ -152,6 +152,8 @@ def test_no_session_and_sessions(docroot):
     reg = agenttools.toolset("content")
     assert reg.call("get_content", {"category_or_collection": "guides"}).text == json.dumps({
         "success": False, "error": "No active project session", "error_type": "no_session",
+        "message": "The content toolset has no project: build it with agenttools.toolset('content', docroot=..., "
+                   "categories=[...]) or config='guide.toml', or serve calls inside agenttools.content.session(...).",
         "instruction": "Inform user that project context is required."})
     with session(docroot=str(docroot), categories=CATEGORIES):
         assert value(reg.call("get_category_content", {"category": "examples"})) == "# Ex\n"

@@ -12,7 +12,7 @@ from agenttools.errors import ArgumentsError, ToolFailure, ValidationIssue
 from agenttools.output import ToolOutput
 from agenttools.toolsets.content.render import Result
 
-__all__ = ["DESCRIPTIONS", "INSTRUCTIONS", "PARAMETERS", "fail", "render_error"]
+__all__ = ["DESCRIPTIONS", "INSTRUCTIONS", "NO_SESSION_HELP", "PARAMETERS", "fail", "render_error"]
 
 INSTRUCTIONS = {
     "not_found": "Present this error to the user and take no further action.",
@@ -48,9 +48,15 @@ PARAMETERS = {
 }
 
 
-def fail(error: str, error_type: str) -> ToolFailure:
+NO_SESSION_HELP = ("The content toolset has no project: build it with agenttools.toolset('content', "
+                   "docroot=..., categories=[...]) or config='guide.toml', or serve calls inside "
+                   "agenttools.content.session(...).")
+"""Said (as the Result's ``message``) when a call finds no project: how to give it one."""
+
+
+def fail(error: str, error_type: str, message: str | None = None) -> ToolFailure:
     """A failure answered as the Result JSON of upstream's ``error_type`` (with its instruction)."""
-    result = Result.failure(error, error_type, instruction=INSTRUCTIONS.get(error_type))
+    result = Result.failure(error, error_type, message=message, instruction=INSTRUCTIONS.get(error_type))
     return ToolFailure(result.to_json_str(), code=error_type, data=result)
 
 

@@ -18,7 +18,7 @@ from agenttools.content import (
 )
 from agenttools.toolsets._spec import READ, ToolSpec
 from agenttools.toolsets.content.render import Result, format_documents
-from agenttools.toolsets.content.texts import DESCRIPTIONS, PARAMETERS, fail
+from agenttools.toolsets.content.texts import DESCRIPTIONS, NO_SESSION_HELP, PARAMETERS, fail
 
 __all__ = ["TOOLS", "Source"]
 
@@ -34,7 +34,7 @@ class Source:
         """The project a call serves (``no_session`` when there is none)."""
         found = self.fixed or current_project()
         if found is None:
-            raise fail("No active project session", "no_session")
+            raise fail("No active project session", "no_session", message=NO_SESSION_HELP)
         return found
 
 
