@@ -336,6 +336,36 @@ def test_a_file_the_user_could_not_write_in_place_is_refused(tmp_path, name, cas
     assert _snapshot(tmp_path) == before  # nothing replaced, re-owned or re-permissioned; no temporary file
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="capabilities are Linux's")
+@pytest.mark.parametrize(("tool", "args", "expected"), [
+    ("read_file", {"absolute_path": "{f}"}, "Error reading file {f}: EACCES: permission denied, open '{f}'"),
+    ("write_file", {"file_path": "{f}", "content": "x"},
+     "Error checking existing file {f}: EACCES: permission denied, open '{f}'"),
+    ("replace", {"file_path": "{f}", "old_string": "a", "new_string": "b"},
+     "Error preparing edit: EACCES: permission denied, open '{f}'"),
+])
+def test_gemini_words_an_unreadable_file_as_node_does(tmp_path, tool, args, expected):
+    """Upstream's texts for a file the user may not read (ported from Gemini CLI 0.1.13's read/write/edit)."""
+    target = tmp_path / "f.txt"
+    target.write_text(f"{MARK}\n")
+    os.chmod(target, 0o000)
+    arguments = {k: v.replace("{f}", str(target)) for k, v in args.items()}
+    if os.geteuid() != 0:
+        reg = agenttools.toolset("gemini", root=str(tmp_path))
+        out = reg.call(tool, arguments)
+        reg.close()
+        result = {"is_error": out.is_error, "text": out.text}
+    else:
+        done = subprocess.run([sys.executable, "-c", _DROP_CAPS, str(tmp_path), "gemini", tool,
+                               json.dumps(arguments)], preexec_fn=_drop_capabilities, capture_output=True,
+                              text=True, timeout=120, check=False)
+        assert done.returncode == 0, done.stderr
+        result = json.loads(done.stdout)
+    os.chmod(target, 0o644)
+    assert result == {"is_error": True, "text": expected.replace("{f}", str(target))}
+    assert target.read_text() == f"{MARK}\n"
+
+
 # --- sizes are checked before anything is read --------------------------------------------------------------
 
 BIG = 200 * 1024 * 1024

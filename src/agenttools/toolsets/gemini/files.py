@@ -127,7 +127,7 @@ def read_file(state: State, args: dict[str, Any]) -> str | ToolOutput:
         raise ToolFailure(f"Error reading file {path}: File size exceeds the {_mb(state)} limit: {path} "
                       f"({exc.size / (1024 * 1024):.2f}MB)") from None
     except (AgentToolsError, OSError) as exc:
-        raise ToolFailure(f"Error reading file {path}: {exc}") from None
+        raise ToolFailure(f"Error reading file {path}: {_os_text(exc, path)}") from None
     if result.kind == "binary":
         return f"Cannot display content of binary file: {rel}"
     if result.kind == "svg":
@@ -154,6 +154,18 @@ def read_file(state: State, args: dict[str, Any]) -> str | ToolOutput:
 
 # --- write_file and replace ----------------------------------------------------------------------------------
 
+def _unreadable(real: str, path: str) -> str | None:
+    """Node's text when an existing file cannot be opened for reading (upstream reads before it writes), else None."""
+    try:
+        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except PermissionError as exc:
+        return node_error(exc, "open", path)
+    except OSError:
+        return None  # missing, a directory, a symlink: the write or edit itself says what is wrong
+    os.close(fd)
+    return None
+
+
 def _os_text(exc: BaseException, path: str) -> str:
     """The text of a write failure: Node's for the OS refusing to open the file, else the error's own message.
 
@@ -173,6 +185,9 @@ def write_file(state: State, args: dict[str, Any]) -> str:
             raise invalid(f"Path is a directory, not a file: {path}")
     except OSError as exc:
         raise invalid(f"Error accessing path properties for validation: {path}. Reason: {exc}") from None
+    unreadable = _unreadable(real, path)
+    if unreadable is not None:  # upstream reads the old content first: "Error checking existing file"
+        raise ToolFailure(f"Error checking existing file {path}: {unreadable}")
     try:
         result = files.write_file(state.workspace, real, args["content"], max_size=state.workspace.max_file_size)
     except IsDirectoryError:
@@ -191,6 +206,9 @@ def replace(state: State, args: dict[str, Any]) -> str:
     real = absolute_inside(state, path, f"File path must be absolute: {path}")
     expected = args.get("expected_replacements", 1)
     expected = int(expected) if float(expected).is_integer() else expected
+    unreadable = _unreadable(real, path)
+    if unreadable is not None:  # upstream reads the file before it edits: "Error preparing edit"
+        raise ToolFailure(f"Error preparing edit: {unreadable}")
     try:
         result = edit.replace_text(state.workspace, real, args["old_string"], args["new_string"], expected=expected,
                                    max_size=state.workspace.max_file_size)
