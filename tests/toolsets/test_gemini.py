@@ -428,3 +428,26 @@ def test_list_directory_in_a_subdirectory_of_the_repository(tmp_path):
         f"Directory listing for {repo}/pkg:\nb.py\n\n(2 items were git-ignored)")
     assert reg.call("list_directory", {"path": str(repo / "pkg" / "build")}).text == (
         f"Directory listing for {repo}/pkg/build:\n\n\n(1 items were git-ignored)")
+
+
+@pytest.mark.parametrize("pattern", ["./sub/*.py", "././sub/*.py", "{root}/sub/*.py"])
+def test_glob_takes_dot_slash_and_absolute_patterns_as_upstream(tmp_path, pattern):
+    """Gemini CLI 0.1.13 (node-glob) matches ``./sub/*.py`` and ``<root>/sub/*.py`` like ``sub/*.py``."""
+    (tmp_path / "sub").mkdir()
+    for index, name in enumerate(("b.py", "C.PY")):
+        (tmp_path / "sub" / name).write_text("x\n")
+        os.utime(tmp_path / "sub" / name, (time.time() - 60 + index, time.time() - 60 + index))
+    shown = pattern.replace("{root}", str(tmp_path))
+    with agenttools.toolset("gemini", root=str(tmp_path)) as reg:
+        out = reg.call("glob", {"pattern": shown})
+    assert out.text == (f'Found 2 file(s) matching "{shown}" within {tmp_path}, sorted by modification time '
+                        f"(newest first):\n{tmp_path}/sub/C.PY\n{tmp_path}/sub/b.py")
+
+
+def test_an_absolute_glob_naming_another_place_matches_nothing(tmp_path):
+    (tmp_path / "root").mkdir()
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "x.py").write_text("x\n")
+    with agenttools.toolset("gemini", root=str(tmp_path / "root")) as reg:
+        out = reg.call("glob", {"pattern": f"{tmp_path}/other/*.py"})
+    assert out.text == f'No files found matching pattern "{tmp_path}/other/*.py" within {tmp_path}/root.'

@@ -38,6 +38,18 @@ def _rel_to_base(root: Path, rules: IgnoreRules) -> str:
     return "" if rel == "." else rel
 
 
+def _relative_pattern(pattern: str, root: Path) -> str | None:
+    """The pattern relative to the search directory: ``./`` dropped, an absolute prefix removed; None if elsewhere."""
+    if pattern.startswith("/"):
+        prefix = str(root).rstrip("/") + "/"
+        if not pattern.startswith(prefix):
+            return None
+        pattern = pattern[len(prefix):]
+    while pattern.startswith("./"):
+        pattern = pattern[2:].lstrip("/")
+    return pattern
+
+
 def _search_root(ws: Workspace, path: str | os.PathLike[str]) -> Path:
     return ws.resolve(path, expect="dir")
 
@@ -54,15 +66,20 @@ def glob_files(
 ) -> GlobResult:
     """Find files whose path relative to ``path`` matches a doublestar glob (dotfiles included).
 
-    ``*.py`` matches top-level files only; ``**/*.py`` matches at any depth. Symlinks are not followed.
+    ``*.py`` matches top-level files only; ``**/*.py`` matches at any depth; leading ``./`` segments are dropped,
+    and an absolute pattern is taken relative to ``path`` (one naming another place matches nothing). Symlinks are
+    not followed.
 
     Raises:
         PatternError: The glob is malformed.
         NotFoundError, NotDirectoryError, OutsideWorkspaceError, DeniedPathError: The search directory.
     """
     root = _search_root(ws, path)
+    relative = _relative_pattern(pattern, root)
+    if relative is None:
+        return GlobResult(root=root, matches=(), ignored_count=0)
     try:
-        matcher = compile_glob(pattern, case_sensitive=case_sensitive)
+        matcher = compile_glob(relative, case_sensitive=case_sensitive)
     except GlobSyntaxError as exc:
         raise PatternError(pattern=pattern, kind="glob", reason=str(exc)) from None
     rules = IgnoreRules(find_ignore_base(str(root), stop=str(ws.root))) if respect_gitignore else None

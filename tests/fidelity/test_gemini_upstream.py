@@ -1,0 +1,178 @@
+"""gemini side by side with Gemini CLI v0.1.13 itself: the same calls, the texts compared byte for byte.
+
+The upstream package (``@google/gemini-cli-core@0.1.13`` from npm) runs its own tool classes with a real
+``Config`` in a small Node driver (``upstream/gemini_driver.mjs``). Where the two answers differ on purpose, the
+case is listed in ``DELIBERATE`` with the reason (each is documented in docs/toolsets/gemini.md); every other
+difference fails. The test needs ``node`` and ``npm`` and the npm registry; without them it is skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import agenttools
+
+DRIVER = Path(__file__).parent / "upstream" / "gemini_driver.mjs"
+PACKAGE = "@google/gemini-cli-core@0.1.13"
+
+DELIBERATE = {
+    ("read_file", "img.png"): "upstream answers the image part itself; our text says what was read, the image is a block",
+    ("read_file", "doc.pdf"): "the same for a PDF",
+    ("glob", "*"): "upstream lists symlinks among the matches; we list regular files only",
+    ("glob", "**/linkdir/*.py"): "upstream follows a symlinked directory named in a pattern; we follow no symlink",
+    ("glob", "link*"): "symlinks again",
+    ("glob", "!(a).txt"): "extended globs are not supported",
+    ("list_directory", "{r}"): "a build/ line hides the build directory, as git reads it",
+    ("list_directory", "{r}|ignore"): "the same",
+}
+
+
+@pytest.fixture(scope="module")
+def upstream(tmp_path_factory) -> Path:
+    if shutil.which("node") is None or shutil.which("npm") is None:
+        pytest.skip("node and npm are needed to run Gemini CLI itself")
+    home = tmp_path_factory.mktemp("gemini-cli")
+    (home / "package.json").write_text('{"name": "gemini-upstream", "private": true, "type": "module"}')
+    done = subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--ignore-scripts", PACKAGE], cwd=home,
+                          capture_output=True, text=True, timeout=600, check=False)
+    if done.returncode != 0:
+        pytest.skip(f"cannot install {PACKAGE} from npm: {done.stderr.strip()[-200:]}")
+    shutil.copy(DRIVER, home / "driver.mjs")
+    return home
+
+
+def build(root: str) -> None:
+    """A tree with the files each case needs: text of every shape, media, binaries, ignored files, symlinks."""
+    shutil.rmtree(root, ignore_errors=True)
+    os.makedirs(root)
+
+    def w(rel: str, data: str | bytes) -> None:
+        path = Path(root, rel)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data if isinstance(data, bytes) else data.encode())
+
+    w("a.txt", "line one\nline two\n")
+    w("crlf.txt", "one\r\ntwo\r\n")
+    w("empty.txt", "")
+    w("long.txt", "x" * 2500 + "\nshort\n")
+    w("many.txt", "".join(f"line {i}\n" for i in range(3000)))
+    w("sub/b.py", "def f():\n    return 1\n")
+    w("sub/deeper/c.py", "import os\n")
+    w("sub/C.PY", "upper\n")
+    w("src/app.ts", "const x = 1;\nfunction main() {}\n")
+    w("src/app.tsx", "export const y = 2;\n")
+    w(".hidden/h.txt", "hidden\n")
+    w(".env", "TOKEN=1\n")
+    w("c.log", "log line\n")
+    w("build/out.js", "built\n")
+    w(".gitignore", "*.log\nbuild/\n")
+    w("bin.dat", b"\x00\x01\x02binary")
+    w("img.png", b"\x89PNG\r\n\x1a\n" + b"\x00" * 20)
+    w("pic.svg", "<svg xmlns='http://www.w3.org/2000/svg'></svg>\n")
+    w("doc.pdf", b"%PDF-1.4\n%fake\n")
+    w("unicode-é.txt", "é\n")
+    w("space name.txt", "spaced\n")
+    os.makedirs(os.path.join(root, "emptydir"))
+    os.symlink("a.txt", os.path.join(root, "link.txt"))
+    os.symlink("sub", os.path.join(root, "linkdir"))
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    old = 1_700_000_000  # older than a day, each file a second apart: glob's order is fixed (locale order)
+    for index, path in enumerate(sorted(Path(root).rglob("*"))):
+        if path.is_file() and not path.is_symlink() and ".git" not in path.parts:
+            os.utime(path, (old + index, old + index))
+
+CASES = [
+    ("read_file", {"absolute_path": "{r}/a.txt"}),
+    ("read_file", {"absolute_path": "{r}/crlf.txt"}),
+    ("read_file", {"absolute_path": "{r}/empty.txt"}),
+    ("read_file", {"absolute_path": "{r}/long.txt"}),
+    ("read_file", {"absolute_path": "{r}/many.txt"}),
+    ("read_file", {"absolute_path": "{r}/many.txt", "offset": 10, "limit": 5}),
+    ("read_file", {"absolute_path": "{r}/many.txt", "offset": 2998, "limit": 5}),
+    ("read_file", {"absolute_path": "{r}/many.txt", "offset": 5000, "limit": 5}),
+    ("read_file", {"absolute_path": "{r}/a.txt", "offset": 1}),
+    ("read_file", {"absolute_path": "{r}/a.txt", "limit": 0}),
+    ("read_file", {"absolute_path": "{r}/a.txt", "offset": -1}),
+    ("read_file", {"absolute_path": "{r}/missing.txt"}),
+    ("read_file", {"absolute_path": "{r}/sub"}),
+    ("read_file", {"absolute_path": "{r}/bin.dat"}),
+    ("read_file", {"absolute_path": "{r}/pic.svg"}),
+    ("read_file", {"absolute_path": "{r}/img.png"}),
+    ("read_file", {"absolute_path": "{r}/doc.pdf"}),
+    ("read_file", {"absolute_path": "{r}/link.txt"}),
+    ("read_file", {"absolute_path": "{r}/unicode-é.txt"}),
+    ("read_file", {"absolute_path": "{r}/../etc/passwd"}),
+    ("read_file", {"absolute_path": "relative.txt"}),
+    ("read_file", {"absolute_path": "{r}/c.log"}),
+    ("list_directory", {"path": "{r}"}),
+    ("list_directory", {"path": "{r}", "respect_git_ignore": False}),
+    ("list_directory", {"path": "{r}", "ignore": ["*.txt", "sub"]}),
+    ("list_directory", {"path": "{r}/emptydir"}),
+    ("list_directory", {"path": "{r}/a.txt"}),
+    ("list_directory", {"path": "{r}/missing"}),
+    ("list_directory", {"path": "{r}/sub"}),
+    ("list_directory", {"path": "sub"}),
+    ("list_directory", {"path": "{r}/linkdir"}),
+    ("glob", {"pattern": "**/*.py"}),
+    ("glob", {"pattern": "*.py"}),
+    ("glob", {"pattern": "sub/*.py"}),
+    ("glob", {"pattern": "./sub/*.py"}),
+    ("glob", {"pattern": "**/*.PY"}),
+    ("glob", {"pattern": "**/*.PY", "case_sensitive": True}),
+    ("glob", {"pattern": "**/*.{ts,tsx}"}),
+    ("glob", {"pattern": "**/*.log"}),
+    ("glob", {"pattern": "**/*.log", "respect_git_ignore": False}),
+    ("glob", {"pattern": "**/*.js"}),
+    ("glob", {"pattern": "**/*.js", "respect_git_ignore": False}),
+    ("glob", {"pattern": "sub"}),
+    ("glob", {"pattern": "sub/**"}),
+    ("glob", {"pattern": "**/h.txt"}),
+    ("glob", {"pattern": "*"}),
+    ("glob", {"pattern": "*.nothing"}),
+    ("glob", {"pattern": "*.py", "path": "{r}/sub"}),
+    ("glob", {"pattern": "*.py", "path": "sub"}),
+    ("glob", {"pattern": "{r}/sub/*.py"}),
+    ("glob", {"pattern": "**/linkdir/*.py"}),
+    ("glob", {"pattern": "link*"}),
+    ("glob", {"pattern": "*", "path": "{r}/missing"}),
+    ("glob", {"pattern": "  "}),
+    ("glob", {"pattern": "[ab].txt"}),
+    ("glob", {"pattern": "!(a).txt"}),
+    ("glob", {"pattern": "**/*", "path": "{r}/emptydir"}),
+]
+
+
+def _key(tool: str, params: dict) -> tuple[str, str]:
+    if tool == "read_file":
+        return tool, Path(params["absolute_path"]).name
+    if tool == "glob":
+        return tool, params["pattern"]
+    return tool, "{r}" + ("|ignore" if "ignore" in params else "")
+
+
+def test_the_same_calls_give_the_same_texts(upstream, tmp_path):
+    root = str(tmp_path / "tree")
+    build(root)
+    cases = [(tool, {k: v.replace("{r}", root) if isinstance(v, str) else v for k, v in params.items()})
+             for tool, params in CASES]
+    lines = "".join(json.dumps({"root": root, "tool": tool, "params": params}) + "\n" for tool, params in cases)
+    done = subprocess.run(["node", str(upstream / "driver.mjs")], input=lines, capture_output=True, text=True,
+                          timeout=300, cwd=upstream, env={**os.environ, "NO_COLOR": "1"}, check=False)
+    answers = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    assert len(answers) == len(cases), done.stderr[-2000:]
+    differences = []
+    with agenttools.toolset("gemini", root=root) as reg:
+        for (tool, params), answer in zip(cases, answers, strict=True):
+            theirs = answer.get("llmContent", answer.get("thrown"))
+            ours = reg.call(tool, params).text
+            key = _key(tool, {k: v.replace(root, "{r}") if isinstance(v, str) and tool != "read_file" else v
+                              for k, v in params.items()})
+            if ours != theirs and key not in DELIBERATE:
+                differences.append(f"{tool} {params}:\n  upstream {theirs!r}\n  ours     {ours!r}")
+    assert not differences, "\n".join(differences)
