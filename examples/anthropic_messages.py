@@ -1,6 +1,8 @@
 """An Anthropic Messages tool loop with the coder toolset.
 
-Run it for real with ``ANTHROPIC_API_KEY`` set: ``python examples/anthropic_messages.py /path/to/project "..."``.
+Run it: ``python examples/anthropic_messages.py [PROJECT [QUESTION]]`` —
+with ``ANTHROPIC_API_KEY`` set it asks the real model, without it a scripted
+client (examples/scripted.py) plays the model.
 """
 
 from __future__ import annotations
@@ -26,6 +28,16 @@ def run(client: Any, root: str, question: str, model: str = "claude-sonnet-4-5")
 
 
 if __name__ == "__main__":
-    from anthropic import Anthropic
+    import os
 
-    print(run(Anthropic(), sys.argv[1], sys.argv[2]))
+    import scripted  # the offline stand-in, next to this file
+
+    project, question = scripted.root_and_question(sys.argv)
+    if os.environ.get("ANTHROPIC_API_KEY"):
+        from anthropic import Anthropic
+
+        client = Anthropic()
+    else:
+        print("(ANTHROPIC_API_KEY is not set: a scripted client plays the model)")
+        client = scripted.anthropic_client(project)
+    print(run(client, project, question))

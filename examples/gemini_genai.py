@@ -1,6 +1,8 @@
 """A Gemini (google-genai) function-calling loop with the gemini toolset.
 
-Run it for real with ``GEMINI_API_KEY`` set: ``python examples/gemini_genai.py /path/to/project "..."``.
+Run it: ``python examples/gemini_genai.py [PROJECT [QUESTION]]`` —
+with ``GEMINI_API_KEY`` set it asks the real model, without it a scripted
+client (examples/scripted.py) plays the model.
 """
 
 from __future__ import annotations
@@ -30,6 +32,16 @@ def run(client: Any, root: str, question: str, model: str = "gemini-2.5-flash") 
 
 
 if __name__ == "__main__":
-    from google import genai
+    import os
 
-    print(run(genai.Client(), sys.argv[1], sys.argv[2]))
+    import scripted  # the offline stand-in, next to this file
+
+    project, question = scripted.root_and_question(sys.argv)
+    if os.environ.get("GEMINI_API_KEY"):
+        from google import genai
+
+        client = genai.Client()
+    else:
+        print("(GEMINI_API_KEY is not set: a scripted client plays the model)")
+        client = scripted.gemini_client(project)
+    print(run(client, project, question))

@@ -1,6 +1,8 @@
 """LangChain: the assistant toolset as StructuredTools, driven by any tool-calling chat model.
 
-For real use, pass e.g. ``ChatOpenAI(model="gpt-4.1").bind_tools(tools)`` as ``model``.
+For real use, pass e.g. ``ChatOpenAI(model="gpt-4.1").bind_tools(tools)`` as ``model``. Run it:
+``python examples/langchain_tools.py [PROJECT [QUESTION]]`` — a scripted chat model (examples/scripted.py) plays
+the model and the assistant toolset's real tools answer.
 """
 
 from __future__ import annotations
@@ -23,3 +25,12 @@ def run(model: Any, root: str, question: str) -> str:
             if not ai.tool_calls:
                 return str(ai.content)
             messages.extend(tools[call["name"]].invoke(call) for call in ai.tool_calls)  # ToolMessages
+
+
+if __name__ == "__main__":
+    import sys
+
+    import scripted  # the offline stand-in, next to this file
+
+    project, question = scripted.root_and_question(sys.argv)
+    print(run(scripted.langchain_model(project), project, question))

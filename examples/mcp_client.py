@@ -1,6 +1,6 @@
 """An MCP client session against ``agenttools serve`` over stdio (no model needed to try it).
 
-``python examples/mcp_client.py /path/to/project``
+``python examples/mcp_client.py [PROJECT]`` (default: the current directory)
 """
 
 from __future__ import annotations
@@ -24,5 +24,7 @@ async def run(root: str) -> list[str]:
 
 
 if __name__ == "__main__":
-    for line in asyncio.run(run(sys.argv[1])):
+    import os
+
+    for line in asyncio.run(run(os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "."))):
         print(line)

@@ -1,6 +1,8 @@
 """An OpenAI Chat Completions tool loop with the gemini toolset.
 
-Run it for real with ``OPENAI_API_KEY`` set: ``python examples/openai_chat.py /path/to/project "What is this?"``.
+Run it: ``python examples/openai_chat.py [PROJECT [QUESTION]]`` —
+with ``OPENAI_API_KEY`` set it asks the real model, without it a scripted
+client (examples/scripted.py) plays the model.
 The test suite runs ``run()`` against a scripted client, so this file cannot rot.
 """
 
@@ -27,6 +29,16 @@ def run(client: Any, root: str, question: str, model: str = "gpt-4.1") -> str:
 
 
 if __name__ == "__main__":
-    from openai import OpenAI
+    import os
 
-    print(run(OpenAI(), sys.argv[1], sys.argv[2]))
+    import scripted  # the offline stand-in, next to this file
+
+    project, question = scripted.root_and_question(sys.argv)
+    if os.environ.get("OPENAI_API_KEY"):
+        from openai import OpenAI
+
+        client = OpenAI()
+    else:
+        print("(OPENAI_API_KEY is not set: a scripted client plays the model)")
+        client = scripted.openai_chat_client(project)
+    print(run(client, project, question))

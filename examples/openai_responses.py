@@ -1,6 +1,8 @@
 """An OpenAI Responses API tool loop with the editor toolset (strict schemas).
 
-Run it for real with ``OPENAI_API_KEY`` set: ``python examples/openai_responses.py /path/to/project "..."``.
+Run it: ``python examples/openai_responses.py [PROJECT [QUESTION]]`` —
+with ``OPENAI_API_KEY`` set it asks the real model, without it a scripted
+client (examples/scripted.py) plays the model.
 """
 
 from __future__ import annotations
@@ -26,6 +28,16 @@ def run(client: Any, root: str, question: str, model: str = "gpt-4.1") -> str:
 
 
 if __name__ == "__main__":
-    from openai import OpenAI
+    import os
 
-    print(run(OpenAI(), sys.argv[1], sys.argv[2]))
+    import scripted  # the offline stand-in, next to this file
+
+    project, question = scripted.root_and_question(sys.argv)
+    if os.environ.get("OPENAI_API_KEY"):
+        from openai import OpenAI
+
+        client = OpenAI()
+    else:
+        print("(OPENAI_API_KEY is not set: a scripted client plays the model)")
+        client = scripted.openai_responses_client(project)
+    print(run(client, project, question))

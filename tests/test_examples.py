@@ -137,8 +137,26 @@ def test_mcp_client(project):
     assert lines[5] == f"{project.name}/\n└── a.txt\n"
 
 
+@pytest.mark.parametrize("name", ["openai_chat", "openai_responses", "anthropic_messages", "gemini_genai",
+                                  "langchain_tools", "mcp_client", "quickstart"])
+def test_every_example_runs_without_arguments_or_keys(name, project):
+    """No argument and no API key: the example runs on the current directory and says what happened."""
+    import os
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    done = subprocess.run([sys.executable, str(EXAMPLES / f"{name}.py")], cwd=project, env=env,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    if name not in ("mcp_client", "quickstart"):
+        assert "(scripted model)" in done.stdout, done.stdout
+    if name in ("openai_chat", "gemini_genai", "anthropic_messages", "openai_responses"):
+        assert "is not set: a scripted client plays the model" in done.stdout
+
+
 def test_examples_are_all_tested():
     tested = {"openai_chat", "openai_responses", "anthropic_messages", "gemini_genai", "langchain_tools",
-              "mcp_client", "quickstart"}
+              "mcp_client", "quickstart", "scripted"}
     assert {p.stem for p in EXAMPLES.glob("*.py")} == tested
     assert sys.executable
