@@ -130,3 +130,17 @@ def test_every_path_toolset_marks_its_path_parameters():
     for name in ("gemini", "editor", "assistant", "coder"):
         marked = {spec.name for spec in _package(name).TOOLS if spec.paths}
         assert len(marked) >= 3, (name, marked)
+
+
+@pytest.mark.parametrize(("name", "text"), [
+    ("gemini", 'Tool "nope" not found in registry.'),  # Gemini CLI 0.1.13's tool scheduler
+    ("editor", 'unknown tool "nope"'),  # the MCP Go SDK (v1.3.1) boris runs on
+    ("assistant", "ERROR: tool not found: nope"),
+    ("coder", "Error: tool not found: nope"),
+    ("content", "Unknown tool: nope"),  # the MCP Python SDK mcp-guide runs on
+])
+def test_an_unknown_tool_is_answered_in_the_contracts_words(name, text, tmp_path):
+    options = {} if name == "content" else {"root": str(tmp_path)}
+    with agenttools.toolset(name, **options) as reg:
+        out = reg.call("nope", {})
+    assert (out.is_error, out.text) == (True, text)

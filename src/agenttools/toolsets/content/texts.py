@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agenttools.errors import ArgumentsError, ToolFailure, ValidationIssue
+from agenttools.errors import ArgumentsError, ToolFailure, UnknownToolError, ValidationIssue
 from agenttools.output import ToolOutput
 from agenttools.toolsets.content.render import Result
 
@@ -71,7 +71,9 @@ def _field_message(issue: ValidationIssue) -> tuple[str, str]:
 
 
 def render_error(tool: str, error: BaseException) -> ToolOutput:
-    """Every failure as a Result JSON string."""
+    """Every failure as a Result JSON string (an unknown tool as the MCP SDK's own ``Unknown tool: <name>``)."""
+    if isinstance(error, UnknownToolError):
+        return ToolOutput(text=f"Unknown tool: {error.name}", is_error=True, data=error)
     if isinstance(error, ArgumentsError):
         fields = [dict(zip(("field", "message"), _field_message(i), strict=True)) for i in error.issues]
         result = Result.failure(f"Invalid tool arguments: {len(fields)} validation error(s)", "validation_error",

@@ -20,6 +20,7 @@ from agenttools.errors import (
     PathError,
     ProtectedPathError,
     ToolFailure,
+    UnknownToolError,
 )
 
 __all__ = ["DESCRIPTIONS", "PARAMETERS", "failure", "quote", "render_error"]
@@ -86,6 +87,8 @@ def quote(text: str) -> str:
 
 def render_error(tool: str, error: BaseException) -> str:
     """Word every failure as upstream does: ``[CODE] message``."""
+    if isinstance(error, UnknownToolError):  # the MCP Go SDK's own answer, before any tool runs
+        return f"unknown tool {quote(error.name)}"
     if isinstance(error, ArgumentsError):
         return "[INVALID_INPUT] " + "; ".join(issue.describe() for issue in error.issues)
     if isinstance(error, OutsideWorkspaceError):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import errno as errno_codes
 from typing import Any
 
-from agenttools.errors import ArgumentsError, ToolFailure
+from agenttools.errors import ArgumentsError, ToolFailure, UnknownToolError
 
 __all__ = ["DESCRIPTIONS", "PARAMETERS", "invalid", "js_regex_error", "node_error", "num", "rejected",
            "rejected_text", "render_error"]
@@ -193,4 +193,6 @@ def render_error(tool: str, error: BaseException) -> str:
         if tool == "run_shell_command":
             return rejected_text(None, reason)
         return f"Error: Invalid parameters provided. Reason: {reason}"
+    if isinstance(error, UnknownToolError):  # Gemini CLI's tool scheduler
+        return f'Tool "{error.name}" not found in registry.'
     return f"Error: {error}"
