@@ -107,4 +107,6 @@ def parse_call(call: Any) -> ParsedCall:
         found = parse(data)
         if found is not None:
             return ParsedCall(kind, *found)
-    raise ValueError(f"not a tool call from a known SDK: {json.dumps(data, default=str)[:200]}")
+    raise ValueError("not a tool call from a known SDK (an OpenAI tool call, a Responses function_call item, an "
+                     "Anthropic tool_use block, a Gemini function_call or MCP tools/call params): "
+                     f"{json.dumps(data, default=str)[:200]}")
