@@ -378,3 +378,11 @@ def test_a_file_that_grows_while_read_stops_at_the_limit(docroot):
 def test_a_long_pattern_is_refused(reg):
     error, kind = _error(reg.call("get_category_content", {"category": "guides", "pattern": "a" * 5000}))
     assert (error, kind) == ("Pattern is too long: 5000 characters (at most 1024)", "invalid_pattern")
+
+
+def test_a_validation_error_with_no_argument_concerned_names_field_unknown(reg):
+    """mcp-guide's decorator: ``str(err["loc"][0]) if err["loc"] else "unknown"``."""
+    for arguments in ("[1]", "not json"):
+        data = json.loads(reg.call("get_category_content", arguments).text)
+        assert data["error_type"] == "validation_error"
+        assert [e["field"] for e in data["error_data"]["validation_errors"]] == ["unknown"]

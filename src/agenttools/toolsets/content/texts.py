@@ -61,13 +61,14 @@ def fail(error: str, error_type: str, message: str | None = None) -> ToolFailure
 
 
 def _field_message(issue: ValidationIssue) -> tuple[str, str]:
+    """``(field, message)`` of one issue in pydantic's words; ``unknown`` where no argument is concerned (upstream)."""
     if issue.keyword == "required":
         return str(issue.params["missingProperty"]), "Field required"
     if issue.keyword == "additionalProperties":
         return str(issue.params["additionalProperty"]), "Extra inputs are not permitted"
     if issue.keyword == "type" and issue.params.get("type") == "string":
-        return str(issue.argument or ""), "Input should be a valid string"
-    return str(issue.argument or ""), issue.describe()
+        return issue.argument or "unknown", "Input should be a valid string"
+    return issue.argument or "unknown", issue.describe()
 
 
 def render_error(tool: str, error: BaseException) -> ToolOutput:
