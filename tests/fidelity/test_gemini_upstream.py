@@ -208,3 +208,53 @@ def test_the_same_calls_give_the_same_texts(upstream, tmp_path):
             if ours != theirs and key not in DELIBERATE:
                 differences.append(f"{tool} {params}:\n  upstream {theirs!r}\n  ours     {ours!r}")
     assert not differences, "\n".join(differences)
+
+
+WRITES = [
+    ("write_file", {"file_path": "{r}/new.txt", "content": "fresh\n"}),
+    ("write_file", {"file_path": "{r}/a.txt", "content": "over\n"}),
+    ("write_file", {"file_path": "{r}/deep/er/n.txt", "content": "x"}),
+    ("write_file", {"file_path": "{r}/sub", "content": "x"}),
+    ("write_file", {"file_path": "rel.txt", "content": "x"}),
+    ("write_file", {"file_path": "/tmp/elsewhere.txt", "content": "x"}),
+    ("replace", {"file_path": "{r}/many.txt", "old_string": "line 10\n", "new_string": "LINE TEN\n"}),
+    ("replace", {"file_path": "{r}/crlf.txt", "old_string": "one", "new_string": "ONE"}),
+    ("replace", {"file_path": "{r}/dup.txt", "old_string": "dup", "new_string": "DUP", "expected_replacements": 2}),
+    ("replace", {"file_path": "{r}/created.txt", "old_string": "", "new_string": "made\n"}),
+    ("replace", {"file_path": "{r}/missing.txt", "old_string": "a", "new_string": "b"}),
+    ("replace", {"file_path": "{r}/sub", "old_string": "a", "new_string": "b"}),
+    ("replace", {"file_path": "rel.txt", "old_string": "a", "new_string": "b"}),
+]
+"""Writes and edits that need no model: upstream asks its LLM to correct an edit whose text is not found once."""
+
+SAME_BYTES = ("new.txt", "deep/er/n.txt", "many.txt", "dup.txt", "created.txt")
+"""Files both sides must leave byte-identical (a.txt: upstream drops the final newline it was given; crlf.txt:
+upstream rewrites CRLF as LF — both deliberate deviations: we write what was given and keep line endings)."""
+
+
+def test_writes_and_edits_give_the_same_texts_and_bytes(upstream, tmp_path):
+    roots = {side: str(tmp_path / side) for side in ("upstream", "ours")}
+    for root in roots.values():
+        build(root)
+        Path(root, "dup.txt").write_text("dup dup\n")
+
+    def filled(root: str) -> list[tuple[str, dict]]:
+        return [(tool, {k: v.replace("{r}", root) if isinstance(v, str) else v for k, v in params.items()})
+                for tool, params in WRITES]
+
+    lines = "".join(json.dumps({"root": roots["upstream"], "tool": tool, "params": params}) + "\n"
+                    for tool, params in filled(roots["upstream"]))
+    done = subprocess.run(["node", str(upstream / "driver.mjs")], input=lines, capture_output=True, text=True,
+                          timeout=300, cwd=upstream, check=False)
+    answers = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    assert len(answers) == len(WRITES), done.stderr[-2000:]
+    differences = []
+    with agenttools.toolset("gemini", root=roots["ours"]) as reg:
+        for (tool, params), answer in zip(filled(roots["ours"]), answers, strict=True):
+            theirs = str(answer.get("llmContent", answer.get("thrown"))).replace(roots["upstream"], "{r}")
+            ours = reg.call(tool, params).text.replace(roots["ours"], "{r}")
+            if ours != theirs:
+                differences.append(f"{tool} {params}:\n  upstream {theirs!r}\n  ours     {ours!r}")
+    assert not differences, "\n".join(differences)
+    for rel in SAME_BYTES:
+        assert Path(roots["ours"], rel).read_bytes() == Path(roots["upstream"], rel).read_bytes(), rel
