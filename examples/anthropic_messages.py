@@ -33,11 +33,14 @@ if __name__ == "__main__":
     import scripted  # the offline stand-in, next to this file
 
     project, question = scripted.root_and_question(sys.argv)
-    if os.environ.get("ANTHROPIC_API_KEY"):
-        from anthropic import Anthropic
+    try:
+        if os.environ.get("ANTHROPIC_API_KEY"):
+            from anthropic import Anthropic
 
-        client = Anthropic()
-    else:
-        print("(ANTHROPIC_API_KEY is not set: a scripted client plays the model)")
-        client = scripted.anthropic_client(project)
+            client = Anthropic()
+        else:
+            print("(ANTHROPIC_API_KEY is not set: a scripted client plays the model)")
+            client = scripted.anthropic_client(project)
+    except ImportError as exc:
+        sys.exit(f"this example needs the anthropic package ({exc.name} is missing): pip install anthropic")
     print(run(client, project, question))

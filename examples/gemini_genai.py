@@ -37,11 +37,14 @@ if __name__ == "__main__":
     import scripted  # the offline stand-in, next to this file
 
     project, question = scripted.root_and_question(sys.argv)
-    if os.environ.get("GEMINI_API_KEY"):
-        from google import genai
+    try:
+        if os.environ.get("GEMINI_API_KEY"):
+            from google import genai
 
-        client = genai.Client()
-    else:
-        print("(GEMINI_API_KEY is not set: a scripted client plays the model)")
-        client = scripted.gemini_client(project)
+            client = genai.Client()
+        else:
+            print("(GEMINI_API_KEY is not set: a scripted client plays the model)")
+            client = scripted.gemini_client(project)
+    except ImportError as exc:
+        sys.exit(f"this example needs the google-genai package ({exc.name} is missing): pip install google-genai")
     print(run(client, project, question))

@@ -33,11 +33,14 @@ if __name__ == "__main__":
     import scripted  # the offline stand-in, next to this file
 
     project, question = scripted.root_and_question(sys.argv)
-    if os.environ.get("OPENAI_API_KEY"):
-        from openai import OpenAI
+    try:
+        if os.environ.get("OPENAI_API_KEY"):
+            from openai import OpenAI
 
-        client = OpenAI()
-    else:
-        print("(OPENAI_API_KEY is not set: a scripted client plays the model)")
-        client = scripted.openai_responses_client(project)
+            client = OpenAI()
+        else:
+            print("(OPENAI_API_KEY is not set: a scripted client plays the model)")
+            client = scripted.openai_responses_client(project)
+    except ImportError as exc:
+        sys.exit(f"this example needs the openai package ({exc.name} is missing): pip install openai")
     print(run(client, project, question))
