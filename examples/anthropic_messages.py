@@ -28,19 +28,14 @@ def run(client: Any, root: str, question: str, model: str = "claude-sonnet-4-5")
 
 
 if __name__ == "__main__":
-    import os
-
     import scripted  # the offline stand-in, next to this file
 
-    project, question = scripted.root_and_question(sys.argv)
-    try:
-        if os.environ.get("ANTHROPIC_API_KEY"):
-            from anthropic import Anthropic
+    def real() -> Any:
+        """The SDK's own client (it reads the API key from the environment)."""
+        from anthropic import Anthropic
 
-            client = Anthropic()
-        else:
-            print("(ANTHROPIC_API_KEY is not set: a scripted client plays the model)")
-            client = scripted.anthropic_client(project)
-    except ImportError as exc:
-        sys.exit(f"this example needs the anthropic package ({exc.name} is missing): pip install anthropic")
+        return Anthropic()
+
+    project, question = scripted.root_and_question(sys.argv)
+    client = scripted.client("ANTHROPIC_API_KEY", "anthropic", real, scripted.anthropic_client, project)
     print(run(client, project, question))

@@ -32,19 +32,14 @@ def run(client: Any, root: str, question: str, model: str = "gemini-2.5-flash") 
 
 
 if __name__ == "__main__":
-    import os
-
     import scripted  # the offline stand-in, next to this file
 
-    project, question = scripted.root_and_question(sys.argv)
-    try:
-        if os.environ.get("GEMINI_API_KEY"):
-            from google import genai
+    def real() -> Any:
+        """The SDK's own client (it reads the API key from the environment)."""
+        from google import genai
 
-            client = genai.Client()
-        else:
-            print("(GEMINI_API_KEY is not set: a scripted client plays the model)")
-            client = scripted.gemini_client(project)
-    except ImportError as exc:
-        sys.exit(f"this example needs the google-genai package ({exc.name} is missing): pip install google-genai")
+        return genai.Client()
+
+    project, question = scripted.root_and_question(sys.argv)
+    client = scripted.client("GEMINI_API_KEY", "google-genai", real, scripted.gemini_client, project)
     print(run(client, project, question))

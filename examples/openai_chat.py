@@ -29,19 +29,14 @@ def run(client: Any, root: str, question: str, model: str = "gpt-4.1") -> str:
 
 
 if __name__ == "__main__":
-    import os
-
     import scripted  # the offline stand-in, next to this file
 
-    project, question = scripted.root_and_question(sys.argv)
-    try:
-        if os.environ.get("OPENAI_API_KEY"):
-            from openai import OpenAI
+    def real() -> Any:
+        """The SDK's own client (it reads the API key from the environment)."""
+        from openai import OpenAI
 
-            client = OpenAI()
-        else:
-            print("(OPENAI_API_KEY is not set: a scripted client plays the model)")
-            client = scripted.openai_chat_client(project)
-    except ImportError as exc:
-        sys.exit(f"this example needs the openai package ({exc.name} is missing): pip install openai")
+        return OpenAI()
+
+    project, question = scripted.root_and_question(sys.argv)
+    client = scripted.client("OPENAI_API_KEY", "openai", real, scripted.openai_chat_client, project)
     print(run(client, project, question))

@@ -13,8 +13,8 @@ from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
-__all__ = ["anthropic_client", "gemini_client", "langchain_model", "openai_chat_client", "openai_responses_client",
-           "root_and_question"]
+__all__ = ["anthropic_client", "client", "gemini_client", "langchain_model", "openai_chat_client",
+           "openai_responses_client", "root_and_question"]
 
 QUESTION = "What is in this project?"
 
@@ -23,6 +23,21 @@ def root_and_question(argv: list[str]) -> tuple[str, str]:
     """``argv[1]`` (default: the current directory) and ``argv[2]`` (default: a question about it)."""
     root = os.path.abspath(argv[1] if len(argv) > 1 else ".")
     return root, argv[2] if len(argv) > 2 else QUESTION
+
+
+def client(key: str, package: str, real: Callable[[], Any], scripted: Callable[[str], Any], root: str) -> Any:
+    """The real SDK client when the ``key`` environment variable is set, else the scripted stand-in.
+
+    Exits with a one-line hint when the SDK (``package`` on PyPI) is not installed.
+    """
+    try:
+        if os.environ.get(key):
+            return real()
+        print(f"({key} is not set: a scripted client plays the model)")
+        return scripted(root)
+    except ImportError as exc:
+        hint = f"this example needs the {package} package ({exc.name} is missing): pip install {package}"
+        raise SystemExit(hint) from None
 
 
 class _Script:
