@@ -116,7 +116,10 @@ def _classify(text: str, syntax: tuple[tuple[str, ...], tuple[tuple[str, str], .
     line_markers, blocks = syntax
     blank = comment = code = 0
     closing: str | None = None
-    for raw in text.split("\n"):
+    lines = text.split("\n")
+    if not lines[-1]:
+        lines.pop()  # the empty piece after the final newline (or of an empty file) is not a line
+    for raw in lines:
         line = raw.strip()
         if closing is not None:
             end = line.find(closing)
@@ -133,12 +136,12 @@ def _classify(text: str, syntax: tuple[tuple[str, ...], tuple[tuple[str, str], .
         if not line:
             blank += 1
             continue
-        if line_markers and line.startswith(line_markers):
-            comment += 1
-            continue
-        opened = next(((o, c) for o, c in blocks if line.startswith(o)), None)
+        opened = next(((o, c) for o, c in blocks if line.startswith(o)), None)  # before line markers: Lua's --[[
         if opened is None:
-            code += 1
+            if line_markers and line.startswith(line_markers):
+                comment += 1
+            else:
+                code += 1
             continue
         after = line[len(opened[0]):]
         end = after.find(opened[1])
@@ -149,8 +152,6 @@ def _classify(text: str, syntax: tuple[tuple[str, ...], tuple[tuple[str, str], .
             code += 1
         else:
             comment += 1
-    if text.endswith("\n"):
-        blank -= 1  # the empty piece after the final newline is not a line
     return blank, comment, code
 
 
@@ -198,13 +199,16 @@ def count_lines(paths: Iterable[str], *, exclude_dirs: Iterable[str] = (), max_f
     skip = VCS_DIRS | set(exclude_dirs)
     files: list[str] = []
     for path in paths:
+        if exclude is not None and exclude(path):
+            continue
         if os.path.isdir(path):
             files.extend(_walk(path, skip, exclude))
-        elif os.path.isfile(path) and not (exclude is not None and exclude(path)):
+        elif os.path.isfile(path):
             files.append(path)
     totals: dict[str, list[int]] = {}
     ignored = too_large = 0
-    for path in dict.fromkeys(files):
+    files = list(dict.fromkeys(files))  # a file given twice (or inside a directory also given) counts once
+    for path in files:
         language = language_of(path)
         data = _read_bounded(path, max_file_size) if language is not None else None
         if data is _TOO_LARGE:

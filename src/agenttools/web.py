@@ -180,6 +180,7 @@ def fetch(
         connection = kind(parts.hostname, port, address, remaining)
         target = urllib.parse.urlunsplit(("", "", parts.path or "/", parts.query, ""))
         watchdog = _Watchdog(connection, remaining)
+        response: http.client.HTTPResponse | None = None
         try:
             with watchdog:
                 connection.request("GET", target, headers=dict(headers or {}))
@@ -205,6 +206,8 @@ def fetch(
                                        seconds=timeout) from None
             raise FetchError(f"request to {current} failed: {exc}") from None
         finally:
+            if response is not None:
+                response.close()  # it holds the socket too: closing only the connection left it open
             connection.close()
     raise FetchError(f"too many redirects (more than {MAX_REDIRECTS})")
 

@@ -1,4 +1,4 @@
-"""The todo family: a validated list, replaced whole, saved atomically, unchanged by anything that fails."""
+"""The todo family: a validated list, replaced whole, saved as JSON atomically, unchanged by anything that fails."""
 
 from __future__ import annotations
 
@@ -7,54 +7,117 @@ import json
 import pytest
 
 from agenttools.errors import ToolInputError
-from agenttools.todo import TodoList
+from agenttools.todo import PRIORITIES, STATUSES, TodoItem, TodoList
+
+
+def _todo(content: str = "x", status: str = "pending", priority: str = "low", **extra: str) -> dict[str, str]:
+    return {"content": content, "status": status, "priority": priority, **extra}
+
+
+def test_the_vocabulary():
+    assert STATUSES == ("pending", "in_progress", "completed", "cancelled")
+    assert PRIORITIES == ("high", "medium", "low")
 
 
 def test_replace_validates_numbers_and_keeps_ids():
     todos = TodoList()
-    items = todos.replace([{"content": " write tests ", "status": "in_progress", "priority": "high"},
-                           {"id": "own", "Content": "ship", "STATUS": "pending", "priority": "low"}])
-    assert [(i.id, i.content, i.status, i.priority, i.active) for i in items] == [
-        ("task-1", "write tests", "in_progress", "high", True), ("own", "ship", "pending", "low", True)]
+    items = todos.replace([_todo(" write tests ", "in_progress", "high"), _todo("ship", id="own")])
+    assert items == (TodoItem(id="task-1", content="write tests", status="in_progress", priority="high"),
+                     TodoItem(id="own", content="ship", status="pending", priority="low"))
     assert todos.items == items
-    assert todos.replace([{"content": "again", "status": "completed", "priority": "medium"}])[0].id == "task-2"
-    assert not todos.items[0].active
+    again = todos.replace([_todo("again", "completed", "medium"), _todo("more", id="")])  # "" asks for a number
+    assert [item.id for item in again] == ["task-2", "task-3"]  # numbering continues across replacements
+    assert todos.replace([]) == () and todos.items == ()
+
+
+def test_keys_match_case_insensitively_and_an_exact_key_wins():
+    todos = TodoList()
+    item, = todos.replace([{"ID": 7, "Content": "ship", "STATUS": "pending", "Priority": "low"}])
+    assert (item.id, item.content, item.status, item.priority) == ("7", "ship", "pending", "low")
+    item, = todos.replace([{"content": "exact", "CONTENT": "loose", "status": "pending", "priority": "low"}])
+    assert item.content == "exact"
+
+
+@pytest.mark.parametrize(("status", "active"), [("pending", True), ("in_progress", True), ("completed", False),
+                                                  ("cancelled", False)])
+def test_active_means_not_finished(status, active):
+    assert TodoItem(id="a", content="x", status=status, priority="low").active is active
+
+
+def test_to_json_is_upstreams_shape():
+    item = TodoItem(id="a", content="é", status="pending", priority="high")
+    assert list(item.to_json().items()) == [("id", "a"), ("content", "é"), ("status", "pending"),
+                                            ("priority", "high")]
+
+
+def test_one_item_in_progress_alongside_finished_ones_is_fine():
+    todos = TodoList()
+    items = todos.replace([_todo("a", "completed"), _todo("b", "in_progress"), _todo("c", "cancelled")])
+    assert [item.status for item in items] == ["completed", "in_progress", "cancelled"]
 
 
 @pytest.mark.parametrize(("items", "message"), [
-    ([{"content": "x", "status": "doing", "priority": "high"}],
+    ([_todo(status="doing")],
      "invalid status 'doing' for todo 1. Must be one of: pending, in_progress, completed, cancelled"),
-    ([{"content": "x", "status": "pending", "priority": "urgent"}],
-     "invalid priority 'urgent' for todo 1. Must be one of: high, medium, low"),
-    ([{"content": "  ", "status": "pending", "priority": "low"}], "todo content cannot be empty for todo 1"),
-    ([{"content": "a", "status": "in_progress", "priority": "low"},
-      {"content": "b", "status": "in_progress", "priority": "low"}],
-     "only one todo can be in_progress at a time, found 2"),
+    ([_todo(), {"content": "x", "priority": "low"}],
+     "invalid status '' for todo 2. Must be one of: pending, in_progress, completed, cancelled"),
+    ([_todo(priority="urgent")], "invalid priority 'urgent' for todo 1. Must be one of: high, medium, low"),
+    ([_todo(content="  ")], "todo content cannot be empty for todo 1"),
+    ([{"status": "pending", "priority": "low"}], "todo content cannot be empty for todo 1"),
+    ([_todo("a", "in_progress"), _todo("b", "in_progress"), _todo("c", "in_progress")],
+     "only one todo can be in_progress at a time, found 3"),
     (["not an object"], "invalid todos JSON: todo 1 is not an object"),
+    ([_todo(), None], "invalid todos JSON: todo 2 is not an object"),
 ])
-def test_invalid_lists_are_refused_and_leave_the_list_unchanged(items, message):
-    todos = TodoList()
-    kept = todos.replace([{"content": "keep", "status": "pending", "priority": "low"}])
+def test_invalid_lists_are_refused_and_change_nothing(tmp_path, items, message):
+    path = tmp_path / "todos.json"
+    todos = TodoList(path)
+    kept = todos.replace([_todo("keep")])
+    saved = path.read_bytes()
     with pytest.raises(ToolInputError) as info:
         todos.replace(items)
     assert str(info.value) == message
+    assert isinstance(info.value, ValueError) and info.value.code == "invalid_input"
     assert todos.items == kept
+    assert path.read_bytes() == saved
 
 
-def test_saved_as_json_and_lazily_located(tmp_path):
+def test_every_change_is_saved_as_indented_utf8_json(tmp_path):
+    path = tmp_path / "todos.json"
+    todos = TodoList(str(path))
+    assert not path.exists()  # nothing is written before the first change
+    todos.replace([_todo("café ☕", "in_progress", "high")])
+    text = path.read_text(encoding="utf-8")
+    assert text == ('{\n  "todos": [\n    {\n      "id": "task-1",\n      "content": "café ☕",\n'
+                    '      "status": "in_progress",\n      "priority": "high"\n    }\n  ]\n}')
+    todos.replace([])
+    assert json.loads(path.read_text(encoding="utf-8")) == {"todos": []}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["todos.json"]  # no temporary file left behind
+
+
+def test_the_location_is_asked_for_only_when_saving(tmp_path):
     asked = []
 
     def where():
-        asked.append(1)
-        return tmp_path / "deep" / "todos.json"
+        asked.append(True)
+        return tmp_path / "made" / "on" / "demand.json"
 
     todos = TodoList(path=where)
-    assert asked == []  # nothing is made before the first change
-    todos.replace([{"content": "é", "status": "pending", "priority": "low"}])
-    saved = (tmp_path / "deep" / "todos.json").read_text(encoding="utf-8")
-    assert json.loads(saved) == {"todos": [{"id": "task-1", "content": "é", "status": "pending",
-                                            "priority": "low"}]}
-    assert saved.startswith('{\n  "todos"')
+    assert not asked
+    with pytest.raises(ToolInputError):
+        todos.replace([_todo(status="bogus")])
+    assert not asked  # a refused list is never saved
+    todos.replace([_todo("x")])
+    assert asked == [True]
+    assert json.loads((tmp_path / "made" / "on" / "demand.json").read_bytes())["todos"][0]["content"] == "x"
+
+
+def test_a_writer_gets_the_path_and_bytes(tmp_path):
+    written: list[tuple[object, bytes]] = []
+    todos = TodoList(tmp_path / "t.json", writer=lambda path, data: written.append((path, data)))
+    todos.replace([_todo("x")])
+    assert written == [(tmp_path / "t.json", json.dumps({"todos": [todos.items[0].to_json()]}, indent=2).encode())]
+    assert not (tmp_path / "t.json").exists()  # the writer, not the list, decides what happens to the file
 
 
 def test_a_failing_writer_leaves_the_list_unchanged(tmp_path):
@@ -62,7 +125,15 @@ def test_a_failing_writer_leaves_the_list_unchanged(tmp_path):
         raise PermissionError("not here")
 
     todos = TodoList(path=tmp_path / "t.json", writer=refuse)
-    with pytest.raises(PermissionError):
-        todos.replace([{"content": "x", "status": "pending", "priority": "low"}])
+    with pytest.raises(PermissionError, match="not here"):
+        todos.replace([_todo("x")])
     assert todos.items == ()
-    assert not (tmp_path / "t.json").exists()
+
+
+def test_a_failing_save_leaves_the_list_and_the_file_unchanged(tmp_path):
+    (tmp_path / "file").write_text("a file, not a directory")
+    todos = TodoList(tmp_path / "file" / "todos.json")
+    with pytest.raises(OSError):
+        todos.replace([_todo("x")])
+    assert todos.items == ()
+    assert (tmp_path / "file").read_text() == "a file, not a directory"
