@@ -1,6 +1,6 @@
 """agenttools against the tools an agent could call directly, side by side in one run, as ratios.
 
-    python bench/make_corpus.py /tmp/corpus                    # once (about 51 MiB, 11,400 files at scale 1)
+    python bench/make_corpus.py /tmp/corpus                    # once (about 67 MiB, 14,000 files at scale 1)
     python bench/run.py --corpus /tmp/corpus [--rounds 15]
 
 Each figure is the median of ``--rounds`` runs after a warm-up; ratios divide by the reference measured in the same

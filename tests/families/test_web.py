@@ -7,14 +7,12 @@ refuses the other addresses before any connection is made).
 from __future__ import annotations
 
 import contextlib
-import gc
 import http.server
 import json
 import os
 import socket
 import threading
 import time
-import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -103,26 +101,14 @@ def server() -> Iterator[str]:
     httpd.server_close()
 
 
-@pytest.fixture(autouse=True)
-def _collect_quietly() -> Iterator[None]:
-    """After each test, collect the sockets failed fetches leave to the garbage collector (see
-    ``test_a_failed_fetch_closes_its_socket``), so their ResourceWarning does not fail whatever later test the
-    collector happens to run in."""
-    yield
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ResourceWarning)
-        gc.collect()
-
-
 def _get(url: str, **options: object) -> FetchResult:
     """Fetch from the loopback server (the private-address guard lifted)."""
     return fetch(url, allow_private=True, **options)  # type: ignore[arg-type]
 
 
 def _failure(url: str, **options: object) -> Exception:
-    """The exception fetching ``url`` raises, caught here rather than by ``pytest.raises`` so no reference cycle
-    (test frame, traceback, exception) keeps fetch's frame and its open response alive until the garbage collector
-    runs in some later test (see ``test_a_failed_fetch_closes_its_socket``)."""
+    """The exception fetching ``url`` raises, returned so a test can hold it (as a caller logging it would) and
+    check what it left open (``test_a_failed_fetch_closes_its_socket``)."""
     try:
         _get(url, **options)
     except Exception as exc:  # noqa: BLE001 - the caller asserts the type
