@@ -150,6 +150,19 @@ class _Watchdog:
         self._timer.cancel()
 
 
+_CREDENTIALS = frozenset({"authorization", "proxy-authorization", "cookie"})
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    """(scheme, host, port) of a URL, the port made explicit."""
+    parts = urllib.parse.urlsplit(url)
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        port = None
+    return parts.scheme.lower(), (parts.hostname or "").lower(), port
+
+
 def fetch(
     url: str,
     *,
@@ -160,6 +173,9 @@ def fetch(
 ) -> FetchResult:
     """GET ``url``, following up to 10 redirects, each hop checked against the address policy.
 
+    Credentials among ``headers`` (``Authorization``, ``Proxy-Authorization``, ``Cookie``) go only to the origin
+    of ``url``: a redirect to another scheme, host or port drops them, as browsers and ``requests`` do.
+
     Raises:
         FetchError: Not http(s), unresolvable host, connection failure, body over ``max_bytes``, redirect loop.
         BlockedAddressError: A hop resolves to a non-public address and ``allow_private`` is False.
@@ -167,8 +183,12 @@ def fetch(
     """
     deadline = time.monotonic() + timeout
     current = url
+    origin = _origin(url)
     for _ in range(MAX_REDIRECTS + 1):
         parts = urllib.parse.urlsplit(current)
+        sent = dict(headers or {})
+        if _origin(current) != origin:
+            sent = {k: v for k, v in sent.items() if k.lower() not in _CREDENTIALS}
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise FetchError(f"unsupported URL: {current}")
         port = parts.port or (443 if parts.scheme == "https" else 80)
@@ -183,7 +203,7 @@ def fetch(
         response: http.client.HTTPResponse | None = None
         try:
             with watchdog:
-                connection.request("GET", target, headers=dict(headers or {}))
+                connection.request("GET", target, headers=sent)
                 response = connection.getresponse()
                 if response.status in _REDIRECTS and response.getheader("location"):
                     current = urllib.parse.urljoin(current, response.getheader("location") or "")

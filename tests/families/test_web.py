@@ -32,7 +32,7 @@ PAGE = b"<h1>Title</h1><p>text</p>"
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):
-    """Routes: /page, /json, /plain, /echo, /status/N, /redirect/CODE?to=..., /hops/N, /loop, /bytes/N,
+    """Routes: /page, /json, /plain, /echo, /headers, /status/N, /redirect/CODE?to=..., /hops/N, /loop, /bytes/N,
     /trickle, /silent."""
 
     def do_GET(self) -> None:
@@ -46,6 +46,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self._send(200, b"no type")
         elif path == "/echo":
             self._send(200, json.dumps({"path": self.path, "agent": self.headers.get("X-Agent")}).encode())
+        elif path == "/headers":
+            self._send(200, json.dumps(dict(self.headers)).encode())
         elif parts[0] == "status":
             self._send(int(parts[1]), b"status body")
         elif parts[0] == "redirect":
@@ -282,3 +284,14 @@ def test_html_to_markdown():
     assert html_to_markdown(html) == "# Title\n\n## Sub\n\n- one\n- two\n"
     assert html_to_markdown("<p><a href='https://e.org'>link</a> and <b>bold</b></p>") == (
         "[link](https://e.org) and **bold**\n")
+
+
+def test_credentials_go_only_to_the_origin(server):
+    """A redirect to another origin (here: localhost instead of 127.0.0.1) drops Authorization and Cookie."""
+    headers = {"Authorization": "Bearer secret", "Cookie": "s=1", "X-Trace": "kept"}
+    same = json.loads(_get(f"{server}/redirect/302?to=/headers", headers=headers).body)
+    assert same["Authorization"] == "Bearer secret" and same["Cookie"] == "s=1"
+    other = server.replace("127.0.0.1", "localhost")
+    moved = json.loads(_get(f"{server}/redirect/302?to={other}/headers", headers=headers).body)
+    assert "Authorization" not in moved and "Cookie" not in moved
+    assert moved["X-Trace"] == "kept"
