@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 from collections.abc import Callable, Mapping, Sequence
@@ -77,7 +76,7 @@ class TodoList:
         self._path = path
         self._writer = writer
         self._items: tuple[TodoItem, ...] = ()
-        self._ids = itertools.count(1)
+        self._next_id = 1
 
     @property
     def items(self) -> tuple[TodoItem, ...]:
@@ -98,7 +97,7 @@ class TodoList:
             if not isinstance(raw, Mapping):
                 raise ToolInputError(f"invalid todos JSON: todo {index} is not an object")
             item_id = _field(raw, "id")
-            item_id = str(item_id) if item_id not in (None, "") else f"task-{next(self._ids)}"
+            item_id = str(item_id) if item_id not in (None, "") else ""  # numbered once the list is valid
             status = str(_field(raw, "status") or "")
             if status not in STATUSES:
                 raise ToolInputError(f"invalid status '{status}' for todo {index}. Must be one of: "
@@ -115,8 +114,16 @@ class TodoList:
             items.append(TodoItem(id=item_id, content=content, status=status, priority=priority))
         if in_progress > 1:
             raise ToolInputError(f"only one todo can be in_progress at a time, found {in_progress}")
-        self._save(tuple(items))
-        self._items = tuple(items)
+        number = self._next_id  # numbered only once the list is valid and saved: a refused one uses up no task-N
+        numbered = []
+        for item in items:
+            if not item.id:
+                item = attrs.evolve(item, id=f"task-{number}")
+                number += 1
+            numbered.append(item)
+        self._save(tuple(numbered))
+        self._items = tuple(numbered)
+        self._next_id = number
         return self._items
 
     def _save(self, items: tuple[TodoItem, ...]) -> None:

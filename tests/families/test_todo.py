@@ -137,3 +137,25 @@ def test_a_failing_save_leaves_the_list_and_the_file_unchanged(tmp_path):
         todos.replace([_todo("x")])
     assert todos.items == ()
     assert (tmp_path / "file").read_text() == "a file, not a directory"
+
+
+def test_a_refused_or_unsaved_list_uses_up_no_task_number(tmp_path):
+    todos = TodoList()
+    todos.replace([{"content": "a", "status": "pending", "priority": "low"}])
+    with pytest.raises(ToolInputError):
+        todos.replace([{"content": "b", "status": "pending", "priority": "low"},
+                       {"content": "c", "status": "doing", "priority": "low"}])
+
+    attempts = []
+
+    def first_write_fails(path, data):
+        attempts.append(path)
+        if len(attempts) == 1:
+            raise PermissionError("not now")
+        path.write_bytes(data)
+
+    flaky = TodoList(path=tmp_path / "t.json", writer=first_write_fails)
+    with pytest.raises(PermissionError):
+        flaky.replace([{"content": "x", "status": "pending", "priority": "low"}])
+    assert [i.id for i in todos.replace([{"content": "d", "status": "pending", "priority": "low"}])] == ["task-2"]
+    assert [i.id for i in flaky.replace([{"content": "y", "status": "pending", "priority": "low"}])] == ["task-1"]
