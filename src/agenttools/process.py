@@ -12,6 +12,7 @@ import contextlib
 import itertools
 import os
 import secrets
+import signal
 import subprocess
 import threading
 import time
@@ -66,7 +67,7 @@ class ProcessStatus(MarkdownRepr):
     timed_out: bool = False
     """Whether the table's timeout killed it."""
     killed: bool = False
-    """Whether :meth:`ProcessTable.kill` or ``close`` ended it."""
+    """Whether :meth:`ProcessTable.kill`, ``close`` or a ``SIGKILL`` sent by :meth:`ProcessTable.signal` ended it."""
 
 
 class _Tail:
@@ -324,11 +325,15 @@ class ProcessTable:
         return out.encode()[-count:] if count > 0 else b"", err.encode()[-count:] if count > 0 else b""
 
     def signal(self, process_id: str, signum: int) -> bool:
-        """Send ``signum`` to the process's whole group without waiting; whether it was still running."""
+        """Send ``signum`` to the process's whole group without waiting; whether it was still running.
+
+        Only ``SIGKILL`` marks the process ``killed``: another signal may be caught, ignored or only pause it.
+        """
         record = self._get(process_id)
         if record.done.is_set():
             return False
-        record.killed = True
+        if signum == signal.SIGKILL:
+            record.killed = True
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(record.proc.pid, signum)
         return True

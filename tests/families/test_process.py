@@ -118,7 +118,7 @@ def test_signal_reaches_the_group_without_waiting(tmp_path):
         process_id = table.start("sleep 30", cwd=tmp_path).id
         assert table.signal(process_id, signal.SIGINT)
         status = _finished(table, process_id)
-        assert (status.signal, status.exit_code, status.killed) == (signal.SIGINT, None, True)
+        assert (status.signal, status.exit_code, status.killed) == (signal.SIGINT, None, False)
 
 
 def test_a_timeout_kills_the_group(tmp_path):
@@ -264,3 +264,15 @@ def test_the_manager_numbers_keeps_last_output_and_limits_running(tmp_path):
         assert len(manager.status(first.id).stdout) == 100
         manager.kill(first.id)
         assert manager.start("true", cwd=tmp_path).id == "proc-2"
+
+
+def test_only_sigkill_marks_a_process_killed(tmp_path):
+    with ProcessTable() as table:
+        survivor = table.start("trap '' TERM; sleep 30", cwd=tmp_path)
+        time.sleep(0.2)  # let bash set its trap
+        assert table.signal(survivor.id, signal.SIGTERM)
+        time.sleep(0.2)
+        status = table.status(survivor.id)
+        assert status.running and not status.killed  # it ignored SIGTERM: not killed
+        assert table.signal(survivor.id, signal.SIGKILL)
+        assert table.wait(survivor.id, timeout=10).killed
