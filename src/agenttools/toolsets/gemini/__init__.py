@@ -4,8 +4,8 @@
 docs/toolsets/gemini.md; the exact texts are pinned by tests/toolsets/test_gemini.py.
 
 The package: :mod:`~.texts` (descriptions, schemas, upstream's messages and error wording), :mod:`~.state` (what the
-handlers share, path checks), :mod:`~.files`, :mod:`~.search` and :mod:`~.shell` (the handlers) and :mod:`~.tools`
-(the ToolSpecs).
+handlers share, path checks), :mod:`~.collate` (the order of Node's ``localeCompare``), :mod:`~.files`,
+:mod:`~.search` and :mod:`~.shell` (the handlers) and :mod:`~.tools` (the ToolSpecs).
 """
 
 from __future__ import annotations

@@ -36,6 +36,7 @@ from agenttools.toolsets.gemini.texts import invalid, node_error, num
 
 __all__ = ["list_directory", "read_file", "replace", "write_file"]
 
+
 def _mb(state: State) -> str:
     """The read limit as upstream words it: ``20MB`` (its fixed limit, and our default)."""
     return f"{state.workspace.max_file_size / (1024 * 1024):g}MB"
@@ -125,7 +126,7 @@ def read_file(state: State, args: dict[str, Any]) -> str | ToolOutput:
                                  max_size=state.workspace.max_file_size)
     except FileTooLargeError as exc:
         raise ToolFailure(f"Error reading file {path}: File size exceeds the {_mb(state)} limit: {path} "
-                      f"({exc.size / (1024 * 1024):.2f}MB)") from None
+                          f"({exc.size / (1024 * 1024):.2f}MB)") from None
     except (AgentToolsError, OSError) as exc:
         raise ToolFailure(f"Error reading file {path}: {_os_text(exc, path)}") from None
     if result.kind == "binary":
@@ -192,7 +193,7 @@ def write_file(state: State, args: dict[str, Any]) -> str:
         result = files.write_file(state.workspace, real, args["content"], max_size=state.workspace.max_file_size)
     except IsDirectoryError:
         raise ToolFailure(f"Error writing to file {path}: Error writing to file: "
-                      f"EISDIR: illegal operation on a directory, open '{path}'") from None
+                          f"EISDIR: illegal operation on a directory, open '{path}'") from None
     except (AgentToolsError, OSError) as exc:
         raise ToolFailure(f"Error writing to file {path}: Error writing to file: {_os_text(exc, path)}") from None
     if result.created:
@@ -220,18 +221,18 @@ def replace(state: State, args: dict[str, Any]) -> str:
         raise ToolFailure(f"File already exists, cannot create: {path}") from None
     except NoMatchError:
         raise ToolFailure(f"Failed to edit, 0 occurrences found for old_string in {path}. No edits made. The exact "
-                      "text in old_string was not found. Ensure you're not escaping content incorrectly and check "
+                          "text in old_string was not found. Ensure you're not escaping content incorrectly and check "
                       "whitespace, indentation, and context. Use read_file tool to verify.") from None
     except MatchCountError as exc:
         term = "occurrence" if expected == 1 else "occurrences"
         raise ToolFailure(f"Failed to edit, Expected {num(expected)} {term} but found {exc.found} for old_string in "
-                      f"file: {path}") from None
+                          f"file: {path}") from None
     except EncodingError as exc:
         stage = "preparing" if exc.direction == "decode" else "executing"
         raise ToolFailure(f"Error {stage} edit: {exc}") from None
     except FileTooLargeError as exc:
         raise ToolFailure(f"Error preparing edit: File size exceeds the {_mb(state)} limit: {path} "
-                      f"({exc.size / (1024 * 1024):.2f}MB)") from None
+                          f"({exc.size / (1024 * 1024):.2f}MB)") from None
     except (AgentToolsError, OSError) as exc:
         raise ToolFailure(f"Error executing edit: {_os_text(exc, path)}") from None
     if result.created:

@@ -40,12 +40,12 @@ def run_shell_command(state: State, args: dict[str, Any]) -> ToolOutput | str:
     if directory:
         if os.path.isabs(directory):
             raise rejected(command, "Directory cannot be absolute. Must be relative to the project "
-                                                  "root directory.")
+                                    "root directory.")
         try:
             cwd = str(state.workspace.resolve(os.path.join(state.root, directory), expect="dir"))
         except OutsideWorkspaceError:
             raise rejected(command, f"Directory must be within the root directory ({state.root}): "
-                                                  f"{directory}") from None
+                                    f"{directory}") from None
         except AgentToolsError:
             raise rejected(command, "Directory must exist.") from None
     inner = command.strip()

@@ -7,6 +7,7 @@ import os
 import attrs
 
 from agenttools.errors import OutsideWorkspaceError, PathError
+from agenttools.search.ignore import find_ignore_base
 from agenttools.shell import new_session
 from agenttools.toolsets.gemini.texts import invalid
 from agenttools.workspace import Workspace
@@ -42,14 +43,7 @@ class State:
 
 def in_git_repo(path: str) -> bool:
     """Whether ``path`` is inside a git work tree (a ``.git`` entry here or in a parent)."""
-    current = path
-    while True:
-        if os.path.exists(os.path.join(current, ".git")):
-            return True
-        parent = os.path.dirname(current)
-        if parent == current:
-            return False
-        current = parent
+    return os.path.exists(os.path.join(find_ignore_base(path), ".git"))
 
 
 def inside(state: State, path: str, message: str) -> str:

@@ -148,10 +148,6 @@ def node_error(exc: OSError, syscall: str, path: str) -> str:
     return f"{code}: {text}, {syscall} '{path}'"
 
 
-def _num(value: Any) -> str:
-    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
-
-
 def num(value: Any) -> str:
     """A number as JavaScript prints it (``3``, not ``3.0``)."""
     return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
