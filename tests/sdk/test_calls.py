@@ -46,7 +46,25 @@ def test_mcp_call_params_get_a_call_tool_result(reg):
         "content": [{"type": "text", "text": "failed exactly"}], "isError": True}
 
 
-@pytest.mark.parametrize("call", [{"name": "echo", "arguments": {}, "extra": 1}, {"arguments": {}}, "echo", 3])
+@pytest.mark.parametrize("call", [{"name": "echo", "arguments": {}, "extra": 1}, {"arguments": {}}, "echo", 3,
+                                  {"name": "echo"}, {"name": "echo", "id": "x"}, {"function_call": {"name": "echo",
+                                                                                                     "x": 1}}])
 def test_anything_else_is_refused(call):
     with pytest.raises(ValueError, match="not a tool call"):
         parse_call(call)
+
+
+def test_gemini_calls_without_arguments_are_still_gemini_calls(reg):
+    """A genai ``FunctionCall`` with no args dumps to ``{"name": ...}``; its type, or the part's wrapper, says what it is."""
+    from google.genai import types
+
+    @reg.tool
+    def ping() -> str:
+        """Answer pong."""
+        return "pong"
+
+    assert parse_call(types.FunctionCall(name="ping")).kind == "gemini"
+    assert parse_call(types.Part(function_call=types.FunctionCall(name="ping"))).kind == "gemini"
+    assert parse_call({"functionCall": {"name": "ping"}}).kind == "gemini"
+    assert reg.run(types.FunctionCall(name="ping")) == {
+        "function_response": {"name": "ping", "response": {"output": "pong"}}}

@@ -80,7 +80,11 @@ def _as_dict(value: Any) -> Any:
         return value
     dump = getattr(value, "model_dump", None)
     if callable(dump):
-        return dump(mode="json", exclude_none=True)
+        data = dump(mode="json", exclude_none=True)
+        if isinstance(data, dict) and hasattr(value, "args") and hasattr(value, "name"):
+            # A Gemini ``FunctionCall`` without arguments dumps to ``{"name": ...}``; keep its shape.
+            data.setdefault("args", {})
+        return data
     to_dict = getattr(value, "to_dict", None)
     if callable(to_dict):
         return to_dict()

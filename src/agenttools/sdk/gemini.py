@@ -124,7 +124,11 @@ def parse_call(data: Mapping[str, Any]) -> tuple[str, Any, str | None] | None:
     """``(name, args, id)`` of a ``function_call`` (the part or the call itself), or None when not one."""
     call = data.get("function_call", data.get("functionCall"))
     if isinstance(call, Mapping):
-        data = call
-    if "name" in data and ("args" in data or set(data) <= {"name", "id", "args"}):
+        # The part's wrapper says what this is, so a call without arguments is still a call.
+        if "name" in call and set(call) <= {"name", "id", "args"}:
+            return str(call["name"]), call.get("args") or {}, call.get("id")
+        return None
+    # A bare call needs its ``args``: ``{"name": ...}`` alone is no SDK's shape and is not guessed at.
+    if "name" in data and "args" in data and set(data) <= {"name", "id", "args"}:
         return str(data["name"]), data.get("args") or {}, data.get("id")
     return None
