@@ -4,9 +4,9 @@
 redirect hop — the host name is resolved and every address checked: loopback, private, link-local (cloud metadata
 at 169.254.169.254 included), multicast, reserved and unspecified addresses are refused unless
 ``allow_private=True``. The connection then goes to the address that was checked (no second DNS lookup, so DNS
-rebinding cannot swap it). Bodies are read up to ``max_bytes``. The whole call has one deadline: connect, TLS,
-status line, headers and body together, every redirect hop included (a watchdog shuts the socket down when it
-passes, so a server trickling one byte a second cannot hold a call past ``timeout``).
+rebinding cannot swap it). Bodies are read up to ``max_bytes``. The whole call has one deadline: DNS lookup,
+connect, TLS, status line, headers and body together, every redirect hop included (a watchdog shuts the socket down
+when it passes, so a server trickling one byte a second cannot hold a call past ``timeout``).
 """
 
 from __future__ import annotations
@@ -86,9 +86,41 @@ def _public(address: str) -> bool:
                                  or ip.is_reserved or ip.is_unspecified)
 
 
-def _resolve(host: str, port: int, allow_private: bool) -> str:
+_LOOKUPS = threading.BoundedSemaphore(16)
+
+
+def _getaddrinfo(host: str, port: int, seconds: float) -> list[tuple[object, ...]]:
+    """``socket.getaddrinfo`` bounded by ``seconds``: raises ``TimeoutError`` when it has not answered by then.
+
+    The C resolver cannot be interrupted, so the lookup runs in a daemon thread that is left to finish on its own;
+    at most 16 run at once (a caller waits for a free one within the same deadline), so a resolver that never
+    answers cannot pile up threads.
+    """
+    if seconds <= 0 or not _LOOKUPS.acquire(timeout=seconds):
+        raise TimeoutError
+    box: dict[str, object] = {}
+    done = threading.Event()
+
+    def work() -> None:
+        try:
+            box["infos"] = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except Exception as exc:  # noqa: BLE001 - handed to the caller as it is
+            box["error"] = exc
+        finally:
+            _LOOKUPS.release()
+            done.set()
+
+    threading.Thread(target=work, name="agenttools-dns", daemon=True).start()
+    if not done.wait(seconds):
+        raise TimeoutError
+    if "error" in box:
+        raise box["error"]  # type: ignore[misc]
+    return box["infos"]  # type: ignore[return-value]
+
+
+def _resolve(host: str, port: int, allow_private: bool, seconds: float) -> str:
     try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        infos = _getaddrinfo(host, port, seconds)
     except socket.gaierror as exc:
         raise FetchError(f"cannot resolve {host}: {exc.strerror}") from None
     addresses = [str(info[4][0]) for info in infos]
@@ -192,7 +224,10 @@ def fetch(
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise FetchError(f"unsupported URL: {current}")
         port = parts.port or (443 if parts.scheme == "https" else 80)
-        address = _resolve(parts.hostname, port, allow_private)
+        try:
+            address = _resolve(parts.hostname, port, allow_private, deadline - time.monotonic())
+        except TimeoutError:
+            raise ToolTimeoutError(f"fetching {url} timed out after {timeout:g} seconds", seconds=timeout) from None
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             raise ToolTimeoutError(f"fetching {url} timed out after {timeout:g} seconds", seconds=timeout)

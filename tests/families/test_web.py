@@ -295,3 +295,29 @@ def test_credentials_go_only_to_the_origin(server):
     moved = json.loads(_get(f"{server}/redirect/302?to={other}/headers", headers=headers).body)
     assert "Authorization" not in moved and "Cookie" not in moved
     assert moved["X-Trace"] == "kept"
+
+
+def test_the_deadline_bounds_the_dns_lookup_too(monkeypatch):
+    """A resolver that does not answer cannot hold a call past ``timeout``.
+
+    The one stand-in in this file: no real DNS server can be made to hang from a test without the network, so the
+    C resolver is replaced by one that sleeps, as a dead nameserver does.
+    """
+    real = socket.getaddrinfo
+
+    def dead_nameserver(host, *args, **kwargs):
+        if host == "slow.invalid":
+            time.sleep(3)
+        return real(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", dead_nameserver)
+    started = time.monotonic()
+    error = _failure("http://slow.invalid/", timeout=0.5)
+    assert time.monotonic() - started < 1.5
+    assert isinstance(error, ToolTimeoutError) and error.seconds == 0.5
+    assert str(error) == "fetching http://slow.invalid/ timed out after 0.5 seconds"
+
+
+def test_a_lookup_error_is_still_a_fetch_error():
+    error = _failure("http://no-such-host.invalid/", timeout=5)
+    assert type(error) is FetchError and str(error).startswith("cannot resolve no-such-host.invalid: ")
