@@ -21,6 +21,7 @@ import threading
 import time
 import urllib.parse
 from collections.abc import Mapping
+from typing import Any
 
 import attrs
 
@@ -89,7 +90,7 @@ def _public(address: str) -> bool:
 _LOOKUPS = threading.BoundedSemaphore(16)
 
 
-def _getaddrinfo(host: str, port: int, seconds: float) -> list[tuple[object, ...]]:
+def _getaddrinfo(host: str, port: int, seconds: float) -> list[tuple[Any, ...]]:
     """``socket.getaddrinfo`` bounded by ``seconds``: raises ``TimeoutError`` when it has not answered by then.
 
     The C resolver cannot be interrupted, so the lookup runs in a daemon thread that is left to finish on its own;
