@@ -43,7 +43,10 @@ class SentMessage(MarkdownRepr):
 
 @attrs.frozen(kw_only=True)
 class WebhookChannel:
-    """POSTs ``{"chat_id": ..., "content": ...}`` (UTF-8 JSON) to ``url``; any non-2xx answer is a failure."""
+    """POSTs ``{"chat_id": ..., "content": ...}`` (UTF-8 JSON) to ``url``; any non-2xx answer is a failure.
+
+    A redirect is a failure too (following it would drop the message), and the environment's proxy settings apply.
+    """
 
     url: str
     """Where to POST (http or https)."""
@@ -64,12 +67,22 @@ class WebhookChannel:
         request = urllib.request.Request(self.url, data=body, method="POST",  # noqa: S310 - scheme checked above
                                          headers={"Content-Type": "application/json", **self.headers})
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:  # noqa: S310
+            with _OPENER.open(request, timeout=self.timeout) as response:
                 response.read()
         except urllib.error.HTTPError as exc:
             exc.close()
             raise OSError(f"webhook answered {exc.code} {exc.reason}") from None
 
+
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    """Answers a redirect as the error status it is: followed, it would turn the POST into a bodiless GET."""
+
+    def redirect_request(self, *args: object, **kwargs: object) -> None:
+        return None
+
+
+# The environment's proxy settings (``https_proxy``, ``no_proxy``) apply, as they do to every HTTP client.
+_OPENER = urllib.request.build_opener(_NoRedirects())
 
 ChannelLike = Channel | Callable[[str, str], object]
 

@@ -105,10 +105,22 @@ def _hook_server() -> Iterator[_Hook]:
             if self.path == "/slow":
                 time.sleep(1.5)  # longer than the client waits
                 return
+            if self.path.startswith("/moved/"):
+                self.send_response(int(self.path.rsplit("/", 1)[1]))
+                self.send_header("Location", "/hook")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
             raw = self.rfile.read(int(self.headers["Content-Length"]))
             hook.received.append({"path": self.path, "raw": raw, "type": self.headers["Content-Type"],
                                   "auth": self.headers.get("Authorization")})
             self.send_response(hook.status)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def do_GET(self) -> None:
+            hook.received.append({"path": self.path, "method": "GET"})
+            self.send_response(200)
             self.send_header("Content-Length", "0")
             self.end_headers()
 
@@ -178,3 +190,13 @@ def test_a_slow_webhook_is_abandoned_after_its_timeout(hook):
     with pytest.raises(SendError, match="timed out"):
         send_message({"hook": WebhookChannel(url=f"{hook.url}/slow", timeout=0.3)}, "hook", "1", "x")
     assert time.monotonic() - started < 1.2
+
+
+@pytest.mark.parametrize(("status", "reason"), [(301, "Moved Permanently"), (302, "Found"), (303, "See Other"),
+                                                (307, "Temporary Redirect"), (308, "Permanent Redirect")])
+def test_a_redirect_is_not_delivery(hook, status, reason):
+    """Followed, a redirect turns the POST into a bodiless GET: the message is lost, so it is reported as a failure."""
+    with pytest.raises(SendError) as failed:
+        send_message({"hook": WebhookChannel(url=f"{hook.url}/moved/{status}")}, "hook", "1", "x")
+    assert str(failed.value) == f"failed to send message: webhook answered {status} {reason}"
+    assert hook.received == []
