@@ -2,7 +2,9 @@
 
 Languages are recognised by file extension (and a few file names); each line is blank, comment (line comments,
 and every line a block comment touches when it holds nothing else) or code (a line with any code, trailing
-comments included). Version-control directories are skipped; ``exclude_dirs`` adds more names.
+comments included). A block comment is followed wherever on a line it opens and closes; Python's triple-quoted
+strings count as block comments. Markers inside string literals are taken as markers. Version-control directories
+are skipped; ``exclude_dirs`` adds more names.
 """
 
 from __future__ import annotations
@@ -114,6 +116,8 @@ def language_of(path: str) -> str | None:
 
 def _classify(text: str, syntax: tuple[tuple[str, ...], tuple[tuple[str, str], ...]]) -> tuple[int, int, int]:
     line_markers, blocks = syntax
+    markers = [(m, None) for m in line_markers] + [(o, c) for o, c in blocks]
+    markers.sort(key=lambda pair: -len(pair[0]))  # at one place the longer wins: Lua's ``--[[`` over ``--``
     blank = comment = code = 0
     closing: str | None = None
     lines = text.split("\n")
@@ -121,34 +125,39 @@ def _classify(text: str, syntax: tuple[tuple[str, ...], tuple[tuple[str, str], .
         lines.pop()  # the empty piece after the final newline (or of an empty file) is not a line
     for raw in lines:
         line = raw.strip()
-        if closing is not None:
-            end = line.find(closing)
-            if end == -1:
-                comment += 1
-                continue
-            rest = line[end + len(closing):].strip()
-            closing = None
-            if rest and not rest.startswith(line_markers or ("\0",)):
-                code += 1
-            else:
-                comment += 1
-            continue
         if not line:
-            blank += 1
-            continue
-        opened = next(((o, c) for o, c in blocks if line.startswith(o)), None)  # before line markers: Lua's --[[
-        if opened is None:
-            if line_markers and line.startswith(line_markers):
-                comment += 1
+            if closing is None:
+                blank += 1
             else:
-                code += 1
+                comment += 1  # a blank line inside a block comment is part of it
             continue
-        after = line[len(opened[0]):]
-        end = after.find(opened[1])
-        if end == -1:
-            closing = opened[1]
-            comment += 1
-        elif after[end + len(opened[1]):].strip():
+        has_code = has_comment = False
+        pos = 0
+        while pos < len(line):
+            if closing is not None:
+                has_comment = True
+                end = line.find(closing, pos)
+                if end == -1:
+                    break
+                pos = end + len(closing)
+                closing = None
+                continue
+            first = -1
+            found: tuple[str, str | None] | None = None
+            for marker in markers:
+                at = line.find(marker[0], pos)
+                if at != -1 and (first == -1 or at < first):
+                    first, found = at, marker
+            if found is None:
+                has_code = has_code or bool(line[pos:].strip())
+                break
+            has_code = has_code or bool(line[pos:first].strip())
+            has_comment = True
+            if found[1] is None:  # a line comment runs to the end of the line
+                break
+            closing = found[1]
+            pos = first + len(found[0])
+        if has_code:
             code += 1
         else:
             comment += 1

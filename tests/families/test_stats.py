@@ -188,3 +188,20 @@ def test_exclude_applies_to_a_directory_given_directly(tmp_path):
     root = _write(tmp_path, {"private/a.py": "x = 1\n"})
     counts = count_lines([str(root / "private")], exclude=lambda path: path == str(root / "private"))
     assert counts.languages == ()
+
+
+@pytest.mark.parametrize(("name", "text", "row"), [
+    # A triple-quoted string opened after code: its lines are not read as code, and its closing quotes do not open
+    # a new block (which turned every following code line into a comment).
+    ("mid.py", 'x = """\ntext # not a comment\n"""\ny = 1\nz = 2\n', (1, 0, 2, 3)),
+    # A block comment opened after code on the same line runs on to the lines below.
+    ("after.c", "int x; /* starts here\n   still a comment\n*/\nint y;\n", (1, 0, 2, 2)),
+    # Code, a whole block comment, then more code on one line; then a block closed and a line comment after it.
+    ("inline.c", "int a; /* c */ int b;\n/* c */ // d\n/* open\nclose */ int c;\n", (1, 0, 2, 2)),
+    # Blank lines inside a block comment belong to it.
+    ("blank.c", "/*\n\n*/\n\nint a;\n", (1, 1, 3, 1)),
+])
+def test_block_comments_are_followed_across_a_line(tmp_path, name, text, row):
+    root = _write(tmp_path, {name: text})
+    (language,) = _rows(count_lines([str(root)]))
+    assert _rows(count_lines([str(root)]))[language] == row
