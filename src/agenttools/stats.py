@@ -131,11 +131,10 @@ def _classify(text: str, syntax: tuple[tuple[str, ...], tuple[tuple[str, str], .
             else:
                 comment += 1  # a blank line inside a block comment is part of it
             continue
-        has_code = has_comment = False
+        has_code = False
         pos = 0
         while pos < len(line):
             if closing is not None:
-                has_comment = True
                 end = line.find(closing, pos)
                 if end == -1:
                     break
@@ -152,7 +151,6 @@ def _classify(text: str, syntax: tuple[tuple[str, ...], tuple[tuple[str, str], .
                 has_code = has_code or bool(line[pos:].strip())
                 break
             has_code = has_code or bool(line[pos:first].strip())
-            has_comment = True
             if found[1] is None:  # a line comment runs to the end of the line
                 break
             closing = found[1]
