@@ -496,8 +496,8 @@ def _write_at(dir_fd: int | None, directory: str, name: str, path: str, data: by
     probe = None
     if existing is not None:
         if stat.S_ISLNK(existing.st_mode):
-            raise OSError(errno.ELOOP, "a symbolic link appeared where the file was (it changed after the check)",
-                          path)
+            raise OSError(errno.ELOOP,
+                          "is a symbolic link: not written through (it may have replaced the file after a check)", path)
         if stat.S_ISDIR(existing.st_mode):
             raise IsDirectoryError(path=path)
         kind = file_kind(existing.st_mode)

@@ -61,10 +61,10 @@ class TodoList:
         path: A JSON file the list is saved to (``{"todos": [...]}``, 2-space indent) on every change, or a callable
             returning that path (called on the first save, so nothing is created before it is needed); None keeps
             the list in memory only.
-        writer: Writes the file: called as ``writer(path, data)``. By default missing parent directories are made
-            and the file is written atomically; a toolset passes a writer that resolves the path through its
-            :class:`~agenttools.workspace.Workspace`, so the list cannot be written through a symlink out of it.
-            Whatever it raises leaves the list unchanged.
+        writer: Writes the file: called as ``writer(path, data)``. By default a symlink is followed to its target,
+            missing parent directories are made and the file is written atomically; a toolset passes a writer that
+            resolves the path through its :class:`~agenttools.workspace.Workspace`, so the list cannot be written
+            through a symlink out of it. Whatever it raises leaves the list unchanged.
     """
 
     def __init__(
@@ -134,5 +134,8 @@ class TodoList:
         if self._writer is not None:
             self._writer(target, data)
             return
+        # The caller chose this path (the model did not), so a symlink is followed to the file it names, as an
+        # editor saving a dotfile would; only a toolset's writer confines it.
+        target = Path(os.path.realpath(target))
         target.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(str(target), data)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import errno
 import json
 
 import pytest
 
+from agenttools._text import atomic_write
 from agenttools.errors import ToolInputError
 from agenttools.todo import PRIORITIES, STATUSES, TodoItem, TodoList
 
@@ -159,3 +161,23 @@ def test_a_refused_or_unsaved_list_uses_up_no_task_number(tmp_path):
         flaky.replace([{"content": "x", "status": "pending", "priority": "low"}])
     assert [i.id for i in todos.replace([{"content": "d", "status": "pending", "priority": "low"}])] == ["task-2"]
     assert [i.id for i in flaky.replace([{"content": "y", "status": "pending", "priority": "low"}])] == ["task-1"]
+
+
+def test_the_default_writer_saves_through_a_symlinked_file(tmp_path):
+    """A todo file the user keeps as a symlink (dotfiles) is written where it points, and stays a symlink."""
+    (tmp_path / "store").mkdir()
+    (tmp_path / "store" / "todos.json").write_text("{}")
+    link = tmp_path / "todos.json"
+    link.symlink_to("store/todos.json")
+    TodoList(link).replace([{"content": "a", "status": "pending", "priority": "high"}])
+    assert link.is_symlink()
+    assert json.loads((tmp_path / "store" / "todos.json").read_text())["todos"][0]["content"] == "a"
+
+
+def test_a_symlink_refused_by_atomic_write_is_named_as_one(tmp_path):
+    """Where no check came first, the refusal must not claim the file changed after one."""
+    (tmp_path / "link").symlink_to("elsewhere")
+    with pytest.raises(OSError, match="is a symbolic link: not written through") as refused:
+        atomic_write(str(tmp_path / "link"), b"x")
+    assert refused.value.errno == errno.ELOOP
+    assert not (tmp_path / "elsewhere").exists()
