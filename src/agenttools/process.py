@@ -88,7 +88,7 @@ class _Tail:
     def text(self) -> tuple[str, bool]:
         return strip_ansi(self.data.decode("utf-8", errors="replace")), bool(self.dropped)
 
-    def tail(self, count: int) -> bytes:
+    def last(self, count: int) -> bytes:
         return bytes(self.data[-count:]) if count > 0 else b""
 
 
@@ -98,7 +98,8 @@ def _retained(sink: _Capped | _Tail) -> int:
 
 class _Process:
     def __init__(self, pid_id: str, command: str, cwd: Path, proc: subprocess.Popen[bytes], max_output: int,
-                 timeout: float | None, ring: bool, on_done: Callable[[], object] | None = None) -> None:
+                 timeout: float | None, ring: bool,
+                 on_done: Callable[[Callable[[], None]], object] | None = None) -> None:
         self.id = pid_id
         self.command = command
         self.cwd = cwd
@@ -145,9 +146,10 @@ class _Process:
         for reader in self.readers:
             reader.join(timeout=0.2)  # children that keep the pipes open are not waited for
         self.finished = time.time()
-        self.done.set()
-        if self.on_done is not None:
-            self.on_done()
+        if self.on_done is None:
+            self.done.set()
+        else:
+            self.on_done(self.done.set)  # the owner marks it done and trims in one step
 
     @property
     def retained(self) -> int:
@@ -176,13 +178,17 @@ def _kill_all(pids: set[int], session: str) -> None:
     kill_session(session)
 
 
-def _trim_later(table: weakref.ref[ProcessTable]) -> Callable[[], None]:
-    def trim() -> None:  # from a watcher thread: must not keep the table alive
+def _trim_later(table: weakref.ref[ProcessTable]) -> Callable[[Callable[[], None]], None]:
+    def finish(mark_done: Callable[[], None]) -> None:  # from a watcher thread: must not keep the table alive
         owner = table()
-        if owner is not None:
-            owner._trim()
+        if owner is None:
+            mark_done()
+            return
+        with owner._lock:  # nobody counting under the lock sees the record done but the table not yet trimmed
+            mark_done()
+            owner._trim_locked()
 
-    return trim
+    return finish
 
 
 class ProcessTable:
@@ -278,8 +284,9 @@ class ProcessTable:
         return sum(1 for record in list(self._processes.values()) if not record.done.is_set())
 
     def finished_bytes(self) -> int:
-        """Output bytes the finished records hold."""
-        return sum(record.retained for record in list(self._processes.values()) if record.done.is_set())
+        """Output bytes the finished records hold (never more than ``max_finished_bytes``, but for the newest)."""
+        with self._lock:
+            return sum(record.retained for record in self._processes.values() if record.done.is_set())
 
     def _expire(self) -> None:
         if self.expire_after is not None:
@@ -296,33 +303,38 @@ class ProcessTable:
         if self.max_finished is None and self.max_finished_bytes is None:
             return
         with self._lock:
-            finished = sorted(((record.finished or 0.0, key, record) for key, record in self._processes.items()
-                               if record.done.is_set()), key=lambda item: item[0])
-            sizes = [record.retained for _, _, record in finished]
-            total = sum(sizes)
-            count_cap = len(finished) if self.max_finished is None else self.max_finished
-            bytes_cap = total if self.max_finished_bytes is None else self.max_finished_bytes
-            for index, (_, key, record) in enumerate(finished):
-                remaining = len(finished) - index
-                if remaining <= count_cap and (total <= bytes_cap or remaining == 1):
-                    break
-                del self._processes[key]
-                self._pgids.discard(record.proc.pid)
-                total -= sizes[index]
+            self._trim_locked()
+
+    def _trim_locked(self) -> None:
+        """:meth:`_trim` with the table's lock already held."""
+        if self.max_finished is None and self.max_finished_bytes is None:
+            return
+        finished = sorted(((record.finished or 0.0, key, record) for key, record in self._processes.items()
+                           if record.done.is_set()), key=lambda item: item[0])
+        sizes = [record.retained for _, _, record in finished]
+        total = sum(sizes)
+        count_cap = len(finished) if self.max_finished is None else self.max_finished
+        bytes_cap = total if self.max_finished_bytes is None else self.max_finished_bytes
+        for index, (_, key, record) in enumerate(finished):
+            remaining = len(finished) - index
+            if remaining <= count_cap and (total <= bytes_cap or remaining == 1):
+                break
+            del self._processes[key]
+            self._pgids.discard(record.proc.pid)
+            total -= sizes[index]
 
     def tail(self, process_id: str, count: int) -> tuple[bytes, bytes]:
-        """The last ``count`` bytes of stdout and of stderr (cut without regard to UTF-8 boundaries).
+        """The last ``count`` bytes of stdout and of stderr, as the process wrote them.
+
+        The same in both modes: raw bytes (ANSI codes kept, cut without regard to UTF-8 boundaries), never the
+        omission marker; when the middle of a stream was dropped, at most the bytes held after it.
 
         Raises:
             UnknownProcessError: No such id.
         """
         record = self._get(process_id)
         with record.lock:
-            if isinstance(record.out, _Tail) and isinstance(record.err, _Tail):
-                return record.out.tail(count), record.err.tail(count)
-            out, _ = record.out.text()
-            err, _ = record.err.text()
-        return out.encode()[-count:] if count > 0 else b"", err.encode()[-count:] if count > 0 else b""
+            return record.out.last(count), record.err.last(count)
 
     def signal(self, process_id: str, signum: int) -> bool:
         """Send ``signum`` to the process's whole group without waiting; whether it was still running.

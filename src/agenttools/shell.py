@@ -119,6 +119,12 @@ class _Capped:
                 del self.tail[:cut]
                 self.dropped += cut
 
+    def last(self, count: int) -> bytes:
+        """The stream's last ``count`` bytes as they came, or as many as are held past the dropped middle."""
+        if count <= 0:
+            return b""
+        return bytes(self.tail[-count:] if self.dropped else (self.head + self.tail)[-count:])
+
     def text(self) -> tuple[str, bool]:
         """The kept output, with a marker where the middle was dropped; never more than ``limit`` bytes in all."""
         if not self.dropped:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import gc
 import os
 import signal
+import threading
 import time
 
 import pytest
@@ -276,3 +277,44 @@ def test_only_sigkill_marks_a_process_killed(tmp_path):
         assert status.running and not status.killed  # it ignored SIGTERM: not killed
         assert table.signal(survivor.id, signal.SIGKILL)
         assert table.wait(survivor.id, timeout=10).killed
+
+
+@pytest.mark.parametrize("ring", [False, True])
+def test_tail_is_the_raw_end_of_the_stream_in_both_modes(tmp_path, ring):
+    """tail() gives the bytes as written in either mode: the head-and-tail mode gave ANSI-stripped text."""
+    with ProcessTable(max_output=1000, ring=ring) as table:
+        process_id = table.start("printf '\\033[31mred\\033[0m\\n'; printf 'err\\n' >&2", cwd=tmp_path).id
+        status = _finished(table, process_id)
+        assert status.stdout == "red\n"  # the status text is cleaned
+        assert table.tail(process_id, 100) == (b"\x1b[31mred\x1b[0m\n", b"err\n")
+        assert table.tail(process_id, 5) == (b"\x1b[0m\n", b"err\n")
+
+
+def test_tail_past_a_dropped_middle_never_includes_the_marker(tmp_path):
+    with ProcessTable(max_output=100) as table:
+        process_id = table.start("seq 1 1000", cwd=tmp_path).id
+        _finished(table, process_id)
+        out, _ = table.tail(process_id, 1000)
+        assert b"omitted" not in out
+        assert out.endswith(b"999\n1000\n") and len(out) <= 50
+
+
+def test_finished_bytes_never_passes_its_cap_while_records_finish(tmp_path):
+    """A record was marked done before the table trimmed, so a reader in between saw the cap passed."""
+    with ProcessTable(max_finished_bytes=1500) as table:
+        stop = threading.Event()
+        seen: list[int] = []
+
+        def watch() -> None:
+            while not stop.is_set():
+                seen.append(table.finished_bytes())
+
+        watcher = threading.Thread(target=watch)
+        watcher.start()
+        try:
+            for n in range(12):
+                _finished(table, table.start(f"head -c 999 /dev/zero | tr '\\0' {n % 10}; echo", cwd=tmp_path).id)
+        finally:
+            stop.set()
+            watcher.join()
+        assert seen and max(seen) <= 1500
