@@ -37,6 +37,10 @@ DELIBERATE = {
                                              "as the tool's description promises",
     ("search_file_content", "const|src"): "files in path order (app.ts before app.tsx); upstream's order is git grep's",
     ("search_file_content", "built"): "build/ is git-ignored: we honour .gitignore, upstream's grep did not",
+    ("search_file_content", "import|*.py"): "an include without / matches names at any depth, as upstream's git grep "
+                                            "and grep strategies do; its JavaScript fallback (the one Linux gets) "
+                                            "matches the top level only",
+    ("glob", "../*"): "upstream's glob follows .. out of the root; we stay inside it",
 }
 
 
@@ -106,6 +110,18 @@ CASES = [
     ("search_file_content", {"pattern": "x", "path": "missing"}),
     ("search_file_content", {"pattern": "hidden"}),
     ("search_file_content", {"pattern": "built"}),
+    ("search_file_content", {"pattern": "import", "include": "*.py"}),
+    ("search_file_content", {"pattern": "import", "include": "{r}/sub/**"}),
+    ("search_file_content", {"pattern": "import", "include": "./sub/deeper/*.py"}),
+    ("search_file_content", {"pattern": "import", "include": "/etc/*"}),
+    ("search_file_content", {"pattern": "(?i)x"}),
+    ("search_file_content", {"pattern": "(?>a)"}),
+    ("search_file_content", {"pattern": "a++"}),
+    ("search_file_content", {"pattern": "a{2,1}"}),
+    ("search_file_content", {"pattern": "[b-a]"}),
+    ("search_file_content", {"pattern": "(?<n>a)(?<n>b)"}),
+    ("search_file_content", {"pattern": "(?<a>x)\\k<b>"}),
+    ("search_file_content", {"pattern": "\\"}),
     ("run_shell_command", {"command": "echo hi"}),
     ("run_shell_command", {"command": "echo err >&2; exit 3"}),
     ("run_shell_command", {"command": "echo $(date)"}),
@@ -170,6 +186,7 @@ CASES = [
     ("glob", {"pattern": "[ab].txt"}),
     ("glob", {"pattern": "!(a).txt"}),
     ("glob", {"pattern": "**/*", "path": "{r}/emptydir"}),
+    ("glob", {"pattern": "../*"}),
 ]
 
 
@@ -224,6 +241,8 @@ WRITES = [
     ("replace", {"file_path": "{r}/missing.txt", "old_string": "a", "new_string": "b"}),
     ("replace", {"file_path": "{r}/sub", "old_string": "a", "new_string": "b"}),
     ("replace", {"file_path": "rel.txt", "old_string": "a", "new_string": "b"}),
+    ("write_file", {"file_path": "{r}/a.txt/x", "content": "x"}),
+    ("replace", {"file_path": "{r}/a.txt/x", "old_string": "a", "new_string": "b"}),
 ]
 """Writes and edits that need no model: upstream asks its LLM to correct an edit whose text is not found once."""
 

@@ -163,7 +163,9 @@ def grep(
         pattern: The regular expression (matched within single lines).
         path: The directory to search (relative paths resolve against the session cwd).
         include: A glob filtering files: without ``/`` it matches file names at any depth (``*.py``,
-            ``*.{ts,tsx}``); with ``/`` it matches paths relative to ``path`` (``src/**``).
+            ``*.{ts,tsx}``); with ``/`` it matches paths relative to ``path`` (``src/**``). Leading ``./`` segments
+            are dropped, and an absolute glob is taken relative to ``path`` (one naming another place matches
+            nothing).
         ignore_case: Case-insensitive matching (Unicode-aware).
         respect_gitignore: Skip files ignored by .gitignore rules (and ``.git`` itself, always).
         backend: ``rg``, ``python`` or ``auto`` (default: the ``AGENTTOOLS_SEARCH_BACKEND`` environment variable,
@@ -178,6 +180,10 @@ def grep(
     """
     root = _search_root(ws, path)
     compiled = compile_pattern(pattern, ignore_case=ignore_case)
+    if include:
+        include = _relative_pattern(include, root)
+        if include is None:  # an absolute include naming another place: nothing here matches it
+            return GrepResult(root=root, pattern=pattern, matches=(), backend="python")
     include_re = include_matcher(include)
     rules = IgnoreRules(find_ignore_base(str(root), stop=str(ws.root))) if respect_gitignore else None
     if rules is not None and rules.ancestors_ignored(_rel_to_base(root, rules)):

@@ -159,7 +159,7 @@ def _unreadable(real: str, path: str) -> str | None:
     """Node's text when an existing file cannot be opened for reading (upstream reads before it writes), else None."""
     try:
         fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except PermissionError as exc:
+    except (PermissionError, NotADirectoryError) as exc:  # Node's readFileSync throws these, not ENOENT
         return node_error(exc, "open", path)
     except OSError:
         return None  # missing, a directory, a symlink: the write or edit itself says what is wrong

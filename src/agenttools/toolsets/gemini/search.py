@@ -8,6 +8,7 @@ from typing import Any
 
 from agenttools import search
 from agenttools.errors import AgentToolsError, PatternError, ToolFailure
+from agenttools.search.jsregex import v8_syntax_error
 from agenttools.toolsets.gemini.collate import locale_key
 from agenttools.toolsets.gemini.state import RECENT_SECONDS, State, in_git_repo, inside
 from agenttools.toolsets.gemini.texts import invalid, js_regex_error, node_error
@@ -38,9 +39,12 @@ def search_file_content(state: State, args: dict[str, Any]) -> str:
     """``search_file_content``: matching lines grouped by file, in path order, up to the toolset's cap."""
     _check_length(args, "pattern", "include")
     pattern, given, include = args["pattern"], args.get("path"), args.get("include")
+    refused = v8_syntax_error(pattern)  # upstream compiles it with new RegExp(pattern) first
+    if refused is not None:
+        raise invalid(js_regex_error(pattern, refused))
     try:
         search.compile_pattern(pattern)
-    except PatternError as exc:
+    except PatternError as exc:  # JavaScript takes it, our engines do not: their reason, in V8's frame
         raise invalid(js_regex_error(pattern, exc.reason)) from None
     absolute = os.path.normpath(os.path.join(state.root, given or "."))
     outside = (f'Path validation failed: Attempted path "{given or "."}" resolves outside the allowed root '
