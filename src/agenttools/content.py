@@ -256,6 +256,35 @@ class Document:
         return self.path.endswith(".mustache")
 
 
+def fnmatch_glob(pattern: str) -> str:
+    r"""A pattern in fnmatch's syntax (mcp-guide's) written in :mod:`agenttools._glob`'s, to match the same names.
+
+    fnmatch has no escape character and no braces: ``\``, ``{`` and ``}`` are literal, and so is a ``^`` opening
+    a bracket expression (only ``[!...]`` negates); inside brackets a backslash is literal too. An unclosed ``[``
+    is left as it is, so that :func:`~agenttools._glob.compile_glob` reports it.
+    """
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        ch = pattern[i]
+        if ch == "[":
+            j = i + 1
+            if j < n and pattern[j] == "!":
+                j += 1
+            if j < n and pattern[j] == "]":
+                j += 1
+            while j < n and pattern[j] != "]":
+                j += 1
+            if j < n:
+                body = pattern[i + 1:j].replace("\\", "\\\\")
+                out.append("[" + ("\\" + body if body.startswith("^") else body) + "]")
+                i = j + 1
+                continue
+        out.append("\\" + ch if ch in "\\{}" else ch)
+        i += 1
+    return "".join(out)
+
+
 def _expand(pattern: str) -> list[str]:
     if len(pattern) > MAX_PATTERN_CHARS:
         raise PatternRuleError(f"Pattern is too long: {len(pattern)} characters (at most {MAX_PATTERN_CHARS})")
@@ -321,9 +350,11 @@ def _real_file(path: str) -> tuple[Path, os.stat_result] | None:
 def discover(project: Project, category: Category, patterns: Sequence[str]) -> list[Document]:
     """The category's documents matching any of ``patterns``, sorted by path, each once.
 
-    Hidden paths (a part starting with ``.`` or ``__``) and ``*_.json`` files are excluded, on the path found and on
-    the real path of a symlink alike; symlinks are resolved and anything outside the category directory is dropped,
-    as is a link that loops or dangles; a template is used only when no plain file has its name.
+    Patterns are in fnmatch's syntax (:func:`fnmatch_glob`), with ``**`` across directories. Hidden paths (a part
+    starting with ``.`` or ``__``) and ``*_.json`` files are excluded, on the path found and on the real path of a
+    symlink alike; symlinks are resolved, a document's ``path`` is its real path (a link to a file of the category is
+    that file), and anything outside the category directory is dropped, as is a link that loops or dangles; a
+    template is used only when no plain file has its name.
 
     Raises:
         PatternRuleError: A pattern breaks the rules.
@@ -335,7 +366,7 @@ def discover(project: Project, category: Category, patterns: Sequence[str]) -> l
     for pattern in patterns:
         for variant in _expand(pattern):
             try:
-                matchers.append(compile_glob(variant))
+                matchers.append(compile_glob(fnmatch_glob(variant)))
             except GlobSyntaxError as exc:
                 raise PatternRuleError(f"Invalid pattern {pattern!r}: {exc}") from None
     chosen: dict[str, Document] = {}
@@ -348,13 +379,16 @@ def discover(project: Project, category: Category, patterns: Sequence[str]) -> l
         if found is None:
             continue
         real, st = found
-        if not real.is_relative_to(base) or real in seen_real or is_hidden(real.relative_to(base).as_posix()):
+        if not real.is_relative_to(base) or real in seen_real:
             continue
-        key = rel.removesuffix(".mustache")
+        path = real.relative_to(base).as_posix()  # a symlink is served as the file it points to (upstream)
+        if is_hidden(path):
+            continue
+        key = path.removesuffix(".mustache")
         if key in chosen and not chosen[key].is_template:
             continue
         seen_real.add(real)
-        chosen[key] = Document(category=category.name, path=rel, basename=name.removesuffix(".mustache"),
+        chosen[key] = Document(category=category.name, path=path, basename=real.name.removesuffix(".mustache"),
                                real_path=real, size=st.st_size, mtime=st.st_mtime)
     return [chosen[key] for key in sorted(chosen)][:MAX_DOCUMENTS_PER_GLOB]
 
@@ -364,7 +398,10 @@ class DocumentTooLargeError(OSError):
 
 
 def read_document(document: Document, limit: int) -> str:
-    """A document's text (strict UTF-8), read only when ``fstat`` on the open file says it fits in ``limit`` bytes.
+    """A document's text, read only when ``fstat`` on the open file says it fits in ``limit`` bytes.
+
+    The text is what Python's text mode reads, as upstream reads it: strict UTF-8, with universal newlines
+    (``\r\n`` and a lone ``\r`` become ``\n``).
 
     The file is opened without blocking and without following a symlink swapped in since discovery, must still be a
     regular file, and is read at most ``limit + 1`` bytes far, so a file that grows while read cannot flood memory.
@@ -390,4 +427,4 @@ def read_document(document: Document, limit: int) -> str:
                 raise DocumentTooLargeError(f"file grew past the {limit}-byte limit while read")
     finally:
         os.close(fd)
-    return b"".join(chunks).decode("utf-8")
+    return b"".join(chunks).decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")

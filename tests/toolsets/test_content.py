@@ -86,9 +86,9 @@ def test_category_is_tried_before_collection(docroot):
         ("get_collection_content", {"collection": "nope"}, "Collection 'nope' not found in project", "not_found",
          NOT_FOUND),
         ("get_category_content", {"category": "guides", "pattern": "*.zig"},
-         "No files matched pattern(s) in category 'guides'", "no_matches", NO_MATCH),
+         "No files matched pattern '*.zig' in category 'guides'", "no_matches", NO_MATCH),
         ("get_collection_content", {"collection": "all", "pattern": "*.zig"},
-         "No files matched pattern(s) in collection 'all'", "no_matches", NO_MATCH),
+         "No matching content found in collection 'all'", "no_matches", NO_MATCH),
         ("get_category_content", {"category": "guides", "pattern": "intro.md.mustache"},
          "Patterns should not include .mustache extension: intro.md.mustache. Template files are automatically "
          "discovered.", "invalid_pattern", "Present this error to the user with pattern syntax help."),

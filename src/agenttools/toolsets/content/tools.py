@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -38,21 +39,40 @@ class Source:
         return found
 
 
-def _read(project: Project, categories: list[Category], pattern: str | None, kind: str, name: str) -> str:
+def _name(document: Document) -> str:
+    """How a read error names a document: its path in its category, without ``.mustache`` (upstream's name)."""
+    return document.path.removesuffix(".mustache")
+
+
+def _read(project: Project, categories: list[Category], pattern: str | None, *, context: str, name: str,
+          no_match: str, once: bool = False) -> str:
+    """The documents of ``categories``, formatted; failures worded as the tool asking (``context``) words them.
+
+    ``context`` is ``category``, ``collection`` or ``content`` (get_content), as upstream's read errors say; outside
+    ``category`` a document is named with its category. With ``once`` (get_content) a file two categories share
+    comes once, under the first: upstream keys it by its category directory as configured and its path there,
+    while get_collection_content lists it under each category.
+    """
     documents: list[Document] = []
+    seen: set[Path] = set()
     for category in categories:
         try:
-            documents += discover(project, category, [pattern] if pattern else list(category.patterns))
+            found = discover(project, category, [pattern] if pattern else list(category.patterns))
         except PatternRuleError as exc:
             raise fail(str(exc), "invalid_pattern") from None
         except (DocrootEscapeError, FileNotFoundError) as exc:
             raise fail(str(exc), "io_error") from None
+        for document in found:
+            key = project.docroot / category.dir / document.path
+            if not (once and key in seen):
+                seen.add(key)
+                documents.append(document)
     if not documents:
-        raise fail(f"No files matched pattern(s) in {kind} '{name}'", "no_matches")
-    prefix = "" if kind == "category" else "{}/"
-    failed = f"Failed to read one or more files in {kind} '{name}': "
+        raise fail(no_match, "no_matches")
+    prefix = "" if context == "category" else "{}/"
+    failed = f"Failed to read one or more files in {context} '{name}': "
     limit = project.max_file_size
-    errors = [f"'{prefix.format(d.category)}{d.basename}': file is {d.size} bytes, over the {limit}-byte limit"
+    errors = [f"'{prefix.format(d.category)}{_name(d)}': file is {d.size} bytes, over the {limit}-byte limit"
               for d in documents if d.size > limit]  # the sizes discovery found: nothing is read
     if errors:
         raise fail(failed + "; ".join(errors), "io_error")
@@ -65,7 +85,7 @@ def _read(project: Project, categories: list[Category], pattern: str | None, kin
         try:
             text = read_document(document, min(limit, project.max_total_size - total))
         except (OSError, UnicodeDecodeError) as exc:
-            errors.append(f"'{prefix.format(document.category)}{document.basename}': {exc}")
+            errors.append(f"'{prefix.format(document.category)}{_name(document)}': {exc}")
             continue
         total += len(text.encode("utf-8"))
         texts.append((document, text))
@@ -96,10 +116,13 @@ def get_content(source: Source, args: dict[str, Any]) -> str:
     name, pattern, proj = args["category_or_collection"], args.get("pattern"), source.project()
     category = proj.category(name)
     if category is not None:
-        return _ok(_read(proj, [category], pattern, "category", name))
-    if proj.collection(name) is not None:
-        return _ok(_read(proj, _collection_categories(proj, name), pattern, "collection", name))
-    raise fail(f"Category or collection '{name}' not found in project", "not_found")
+        categories = [category]
+    elif proj.collection(name) is not None:
+        categories = _collection_categories(proj, name)
+    else:
+        raise fail(f"Category or collection '{name}' not found in project", "not_found")
+    return _ok(_read(proj, categories, pattern, context="content", name=name,
+                     no_match=f"No matching content found for '{name}'", once=True))
 
 
 def get_category_content(source: Source, args: dict[str, Any]) -> str:
@@ -108,13 +131,16 @@ def get_category_content(source: Source, args: dict[str, Any]) -> str:
     category = proj.category(name)
     if category is None:
         raise fail(f"Category '{name}' not found in project", "not_found")
-    return _ok(_read(proj, [category], pattern, "category", name))
+    no_match = (f"No files matched pattern '{pattern}' in category '{name}'" if pattern
+                else f"No files found in category '{name}'")
+    return _ok(_read(proj, [category], pattern, context="category", name=name, no_match=no_match))
 
 
 def get_collection_content(source: Source, args: dict[str, Any]) -> str:
     """``get_collection_content``: the documents of every category of a collection."""
     name, pattern, proj = args["collection"], args.get("pattern"), source.project()
-    return _ok(_read(proj, _collection_categories(proj, name), pattern, "collection", name))
+    return _ok(_read(proj, _collection_categories(proj, name), pattern, context="collection", name=name,
+                     no_match=f"No matching content found in collection '{name}'"))
 
 
 TOOLS: list[ToolSpec[Source]] = [
