@@ -107,7 +107,7 @@ def coerce_float(value: Any) -> float:
     """Go's ``gconv.To[float64]``: numbers, ``true`` is 1, ``strconv.ParseFloat`` strings (not trimmed); else 0."""
     if isinstance(value, bool | int | float):
         return float(value)
-    if isinstance(value, str) and value == value.strip() and "_" not in value:
+    if isinstance(value, str) and value.isascii() and value == value.strip() and "_" not in value:
         try:
             return float(value)
         except ValueError:
