@@ -95,8 +95,8 @@ def test_write(reg, root):
     assert (root / "deep" / "new.txt").read_text() == "hé"
     assert oct(os.stat(root / "deep" / "new.txt").st_mode & 0o777) == "0o644"
     assert oct(os.stat(root / "deep").st_mode & 0o777) == "0o755"
-    assert call(reg, "write", path="x.txt") == "ERROR: content is required"
-    assert call(reg, "write", path="x.txt", content=5) == "ERROR: content is required"
+    assert call(reg, "write", path="x.txt") == "ERROR: write: missing required parameter 'content'"
+    assert call(reg, "write", path="x.txt", content=5) == "ERROR: write: missing required parameter 'content'"
     assert call(reg, "write", path=".", content="x").startswith(f"ERROR: failed to write file: open {root}:")
 
 
@@ -174,7 +174,7 @@ def test_file_legacy(reg, root):
     assert ok(reg, "file", path="new.txt", content="x") == {"success": True, "path": "new.txt", "size": 1}
     assert call(reg, "file", path="d") == '{"success":true,"path":"d","files":null,"count":0}'
     (root / "d" / "f").write_text("")
-    listing = ok(reg, "file", operation="LIST_DIR ", path="d")
+    listing = ok(reg, "file", operation="list_dir", path="d")
     assert listing["files"][0]["mtime"] == int(os.stat(root / "d" / "f").st_mtime)
     assert ok(reg, "file", operation="delete_file", path="new.txt") == {"success": True, "path": "new.txt"}
     assert call(reg, "file") == "ERROR: operation not specified, use one of: read_file, write_file, list_dir, delete_file"
@@ -191,8 +191,8 @@ def test_exec(reg, root):
     (root / "sub").mkdir()
     assert ok(reg, "exec", command="pwd", working_dir="sub")["stdout"] == f"{root}/sub\n"
     assert call(reg, "exec", command="   ") == "ERROR: command is required"
-    assert call(reg, "exec") == "ERROR: command is required"
-    assert call(reg, "exec", command=[" ", ""]) == "ERROR: command program is required"
+    assert call(reg, "exec") == "ERROR: command is required and must be string or []string"
+    assert call(reg, "exec", command=[" ", ""]) == "ERROR: command is required"
     assert call(reg, "exec", command={"x": 1}) == "ERROR: command is required and must be string or []string"
     assert call(reg, "exec", command=["no-such-program-xyz"]) == (
         'ERROR: command execution failed: exec: "no-such-program-xyz": executable file not found in $PATH')
@@ -266,7 +266,7 @@ def test_process_errors(reg):
     assert call(reg, "process", action="fly") == "ERROR: unsupported action: fly"
     assert call(reg, "process", action="status") == "ERROR: process_id is required"
     assert call(reg, "process", action="log", process_id="proc-9") == "ERROR: process not found: proc-9"
-    assert call(reg, "process", action="start") == "ERROR: command is required"
+    assert call(reg, "process", action="start") == "ERROR: command is required and must be string or []string"
     assert call(reg, "process", action="list") == "[]"
 
 
@@ -306,7 +306,7 @@ def test_message(reg, sent):
     assert call(reg, "message", chatId="1", content="x") == "ERROR: chanId is required"
     assert call(reg, "message", chanId="  ", chatId="1", content="x") == "ERROR: chanId is required"
     assert call(reg, "message", chanId="fn", content="x") == "ERROR: chatId is required"
-    assert call(reg, "message", chanId="fn", chatId="1") == "ERROR: content is required"
+    assert call(reg, "message", chanId="fn", chatId="1") == "ERROR: send_message: missing required parameter 'content'"
     assert call(reg, "message", chanId="nope", chatId="1", content="x") == "ERROR: channel not found: nope"
     assert call(reg, "message", chanId="broken", chatId="1", content="x") == (
         "ERROR: failed to send message: telegram is down")

@@ -21,7 +21,7 @@ from agenttools.errors import (
     SpecialFileError,
     ToolFailure,
 )
-from agenttools.toolsets.assistant.state import State, coerce_bool, coerce_int, guard, text_arg
+from agenttools.toolsets.assistant.state import State, coerce_bool, coerce_int, go_clean, guard, text_arg
 from agenttools.toolsets.assistant.texts import dumps, fail, go_error, go_mode
 
 __all__ = ["delete", "edit_file", "file_tool", "list_dir", "read", "write"]
@@ -50,9 +50,9 @@ def _os_text(lexical: str, exc: BaseException) -> str:
     return str(exc)
 
 
-def read(state: State, args: dict[str, Any]) -> str:
+def read(state: State, args: dict[str, Any], *, trim: bool = True) -> str:
     """``read``: a file's content and size."""
-    given, lexical, real = guard(state, args.get("path"))
+    given, lexical, real = guard(state, args.get("path"), trim=trim)
     raw = _read_bytes(lexical, real, state)
     try:
         content = decode(raw, path=lexical)[0]
@@ -61,12 +61,19 @@ def read(state: State, args: dict[str, Any]) -> str:
     return dumps({"success": True, "path": given, "content": content, "size": len(raw)})
 
 
-def write(state: State, args: dict[str, Any]) -> str:
-    """``write``: create or overwrite a file, making its parent directories."""
-    given, lexical, real = guard(state, args.get("path"), write=True)
+def write(state: State, args: dict[str, Any], *, legacy: bool = False) -> str:
+    """``write``: create or overwrite a file, making its parent directories.
+
+    ``write`` checks ``content`` before the path; the ``file`` tool's ``write_file`` (``legacy``) checks the path
+    first, does not trim it, and names itself in the missing-content text, as upstream's two tools do.
+    """
+    if legacy:
+        given, lexical, real = guard(state, args.get("path"), write=True, trim=False)
     content = text_arg(args, "content")
     if content is None:
-        raise fail("content is required")
+        raise fail(f"{'write_file' if legacy else 'write'}: missing required parameter 'content'")
+    if not legacy:
+        given, lexical, real = guard(state, args.get("path"), write=True)
     try:
         files.make_dirs(Path(real).parent, mode=0o755, ws=state.workspace)
     except OSError as exc:
@@ -85,17 +92,17 @@ def write(state: State, args: dict[str, Any]) -> str:
 def edit_file(state: State, args: dict[str, Any]) -> str:
     """``edit``: replace a text (every occurrence by default) or a range of lines."""
     given, lexical, real = guard(state, args.get("path"), write=True)
+    if not os.path.isfile(real) or not os.access(real, os.R_OK):
+        _read_bytes(lexical, real, state)  # upstream reads the file first: its read error comes before any other
     new_text = text_arg(args, "new_text")
     if new_text is None:
         raise fail("new_text is required")
     old_text = text_arg(args, "old_text")
-    if not os.path.exists(real) or os.path.isdir(real):
-        _read_bytes(lexical, real, state)  # raises upstream's read error
     try:
         if old_text is not None:
             if old_text == "":
                 raise fail("old_text must not be empty when provided")
-            replace_all = coerce_bool(args.get("replace_all"), True)
+            replace_all = coerce_bool(args["replace_all"]) if "replace_all" in args else True
             result = edit.replace_text(state.workspace, real, old_text, new_text, expected=None, create=False,
                                        first_only=not replace_all, allow_noop=False)
         else:
@@ -136,7 +143,7 @@ def _entries(state: State, given: str, lexical: str, real: str, with_mtime: bool
             st = os.lstat(os.path.join(real, name))
         except OSError:
             continue
-        entry: dict[str, Any] = {"name": name, "path": os.path.normpath(os.path.join(given, name)),
+        entry: dict[str, Any] = {"name": name, "path": go_clean(os.path.join(given, name)),
                                  "type": "directory" if stat.S_ISDIR(st.st_mode) else "file",
                                  "size": st.st_size, "mode": go_mode(st.st_mode)}
         if with_mtime:
@@ -152,9 +159,9 @@ def list_dir(state: State, args: dict[str, Any]) -> str:
     return dumps({"success": True, "path": given, "files": entries, "count": len(entries)})
 
 
-def delete(state: State, args: dict[str, Any]) -> str:
+def delete(state: State, args: dict[str, Any], *, trim: bool = True) -> str:
     """``delete``: remove a file or an empty directory (a symlink itself, never its target)."""
-    given, lexical, _ = guard(state, args.get("path"), follow_last=False, write=True)
+    given, lexical, _ = guard(state, args.get("path"), follow_last=False, write=True, trim=trim)
     try:
         files.remove(state.workspace, lexical)
     except OSError as exc:  # missing (ENOENT), a directory that is not empty (ENOTEMPTY), ...
@@ -165,29 +172,36 @@ def delete(state: State, args: dict[str, Any]) -> str:
 _OPERATIONS = ("read_file", "write_file", "list_dir", "delete_file")
 
 
+def _infer_operation(state: State, args: dict[str, Any]) -> str:
+    """Upstream's guess when ``operation`` is not a string: content means write_file, a directory list_dir."""
+    if "path" not in args:
+        return ""
+    if "content" in args:
+        return "write_file"
+    path = text_arg(args, "path")
+    if not path:
+        return ""
+    try:
+        return "list_dir" if os.path.isdir(guard(state, path, trim=False)[2]) else "read_file"
+    except ToolFailure:  # not a path we may use: read_file words the refusal
+        return "read_file"
+
+
 def file_tool(state: State, args: dict[str, Any]) -> str:
-    """``file``: the legacy tool, dispatching to read, write, list or delete."""
+    """``file``: the legacy tool, dispatching to read, write, list or delete (its paths are not trimmed)."""
     operation = text_arg(args, "operation")
-    operation = operation.strip().lower() if operation else ""
+    if operation is None:
+        operation = _infer_operation(state, args)
     if not operation:
-        path = args.get("path")
-        if "content" in args:
-            operation = "write_file"
-        elif isinstance(path, str) and path.strip():
-            try:
-                operation = "list_dir" if os.path.isdir(guard(state, path)[2]) else "read_file"
-            except ToolFailure:  # not a path we may use: read_file words the refusal
-                operation = "read_file"
-        else:
-            raise fail("operation not specified, use one of: " + ", ".join(_OPERATIONS))
+        raise fail("operation not specified, use one of: " + ", ".join(_OPERATIONS))
     if operation == "read_file":
-        return read(state, args)
+        return read(state, args, trim=False)
     if operation == "write_file":
-        return write(state, args)
+        return write(state, args, legacy=True)
     if operation == "delete_file":
-        return delete(state, args)
+        return delete(state, args, trim=False)
     if operation == "list_dir":
-        given, lexical, real = guard(state, args.get("path"))
+        given, lexical, real = guard(state, args.get("path"), trim=False)
         entries = _entries(state, given, lexical, real, with_mtime=True)
         return dumps({"success": True, "path": given, "files": entries or None, "count": len(entries)})
     raise fail(f"unknown operation: {operation}")

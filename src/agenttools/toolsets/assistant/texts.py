@@ -19,69 +19,67 @@ from agenttools.errors import ArgumentsError, ToolFailure, UnknownToolError
 __all__ = ["DESCRIPTIONS", "PARAMETERS", "dumps", "fail", "go_duration", "go_error", "go_mode", "go_wait_error",
            "render_error", "rfc3339"]
 
+# The ToolInfo of each tool at TGIFAI/friday d828a5d (internal/agent/tool/{filex,shellx,msgx}/*.go): its Desc, and
+# its parameters as eino's ParamsOneOf.ToJSONSchema() renders them (properties sorted by name, "required" in that
+# order, each property's keys in jsonschema.Schema's field order: type, enum, description).
 DESCRIPTIONS: dict[str, str] = {
-    "read": "Read a single file. Returns its content and size. Use list first to discover the correct path.",
-    "write": "Create or overwrite a file with the given content (parent directories are created).",
-    "edit": "Modify an existing file with minimal changes. Text mode: old_text/new_text (replace_all defaults to "
-            "true). Line mode: start_line/end_line (1-based, inclusive) replaced by new_text.",
-    "list": "List the entries of a directory (name, path, type, size, mode).",
-    "delete": "Delete a single file (or an empty directory).",
-    "file": "Legacy multi-operation file tool (read_file, write_file, list_dir, delete_file); prefer read, write, "
-            "list and delete. If operation is omitted it is inferred.",
-    "exec": "Run a short command synchronously: a shell string or an argv array. A non-zero exit is returned as "
-            "success=false with exit_code, not as an error; a timeout is an error.",
-    "process": "Manage long-running background processes without blocking: action start, status, log, kill or list.",
-    "message": "Send a message to a channel/chat.",
+    "read": "Read file content from an allowed path",
+    "write": "Write content to a file in allowed paths",
+    "edit": "Edit file by text replacement or line range replacement",
+    "list": "List files in an allowed directory",
+    "delete": "Delete a file in allowed paths",
+    "file": "File operations: read_file(path), write_file(path, content), list_dir(path), delete_file(path)",
+    "exec": "Execute short-lived commands",
+    "process": "Manage long-running background processes",
+    "message": "Send a message to a specific channel/chat",
 }
 
-_PATH = {"type": "string", "description": "File or directory path, relative to the workspace or absolute."}
-_COMMAND = {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}],
-            "description": "The command: a shell string, or an array of program and arguments."}
-_WORKING_DIR = {"type": "string", "description": "Directory to run in, relative to the workspace (default: the "
-                                                 "workspace)."}
+
+def _prop(kind: str, description: str, enum: list[str] | None = None) -> dict[str, Any]:
+    return {"type": kind, **({"enum": enum} if enum else {}), "description": description}
 
 
-def _obj(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
-    return {"type": "object", "properties": properties, "required": required}
+def _obj(properties: dict[str, dict[str, Any]], required: list[str]) -> dict[str, Any]:
+    return {"properties": dict(sorted(properties.items())), "type": "object", "required": sorted(required)}
 
 
 PARAMETERS: dict[str, dict[str, Any]] = {
-    "read": _obj({"path": _PATH}, ["path"]),
-    "write": _obj({"path": _PATH, "content": {"type": "string", "description": "The full file content."}},
-                  ["path", "content"]),
+    "read": _obj({"path": _prop("string", "File path to read")}, ["path"]),
+    "write": _obj({"path": _prop("string", "File path to write"),
+                   "content": _prop("string", "Full file content to write")}, ["path", "content"]),
     "edit": _obj({
-        "path": _PATH,
-        "old_text": {"type": "string", "description": "Text mode: the exact text to replace."},
-        "new_text": {"type": "string", "description": "The replacement text (both modes)."},
-        "replace_all": {"type": "boolean", "description": "Text mode: replace every occurrence (default true) or "
-                                                          "only the first."},
-        "start_line": {"type": "integer", "description": "Line mode: first line to replace (1-based)."},
-        "end_line": {"type": "integer", "description": "Line mode: last line to replace (1-based, inclusive)."},
+        "path": _prop("string", "File path to edit"),
+        "old_text": _prop("string", "Text to replace (omit to use line-range mode)"),
+        "new_text": _prop("string", "Replacement text"),
+        "replace_all": _prop("boolean", "Replace all matches (default true)"),
+        "start_line": _prop("integer", "1-based start line (for line-range mode)"),
+        "end_line": _prop("integer", "1-based end line (for line-range mode)"),
     }, ["path", "new_text"]),
-    "list": _obj({"path": _PATH}, ["path"]),
-    "delete": _obj({"path": _PATH}, ["path"]),
+    "list": _obj({"path": _prop("string", "Directory path to list")}, ["path"]),
+    "delete": _obj({"path": _prop("string", "File path to delete")}, ["path"]),
     "file": _obj({
-        "operation": {"type": "string", "enum": ["read_file", "write_file", "list_dir", "delete_file"],
-                      "description": "The operation (strongly recommended; inferred when omitted)."},
-        "path": _PATH,
-        "content": {"type": "string", "description": "Content for write_file."},
+        "operation": _prop("string", "Operation to perform: read_file, write_file, list_dir, delete_file",
+                           ["read_file", "write_file", "list_dir", "delete_file"]),
+        "path": _prop("string", "File or directory path"),
+        "content": _prop("string", "File content (required for write_file)"),
     }, ["path"]),
     "exec": _obj({
-        "command": _COMMAND, "working_dir": _WORKING_DIR,
-        "timeout": {"type": "number", "description": "Timeout in seconds (default 60, at most 600)."},
+        "command": _prop("string", "Command string (shell) or JSON array of argv strings"),
+        "working_dir": _prop("string", "Working directory (optional, defaults to workspace)"),
+        "timeout": _prop("number", "Timeout in seconds (optional, default 60, max 600)"),
     }, ["command"]),
     "process": _obj({
-        "action": {"type": "string", "enum": ["start", "status", "log", "kill", "list"],
-                   "description": "What to do."},
-        "command": _COMMAND, "working_dir": _WORKING_DIR,
-        "process_id": {"type": "string", "description": "The process id (e.g. proc-1) for status, log and kill; "
-                                                        "alias pid."},
-        "tail": {"type": "integer", "description": "log: how many bytes of each stream to return (default 4096)."},
+        "action": _prop("string", "Action to perform: start, status, log, kill, list",
+                        ["start", "status", "log", "kill", "list"]),
+        "process_id": _prop("string", "Process ID (required for status, log, kill)"),
+        "command": _prop("string", "Command string or JSON array of argv strings (required for start)"),
+        "working_dir": _prop("string", "Working directory (optional, start only)"),
+        "tail": _prop("integer", "Max bytes per stream to return (optional, log only, default 4096)"),
     }, ["action"]),
     "message": _obj({
-        "chanId": {"type": "string", "description": "The channel id (aliases chan_id, channelId, channel_id)."},
-        "chatId": {"type": "string", "description": "The chat id within the channel (alias chat_id)."},
-        "content": {"type": "string", "description": "The message text."},
+        "chanId": _prop("string", "Channel ID to send the message to"),
+        "chatId": _prop("string", "Chat ID within the channel"),
+        "content": _prop("string", "Message content to send"),
     }, ["chanId", "chatId", "content"]),
 }
 
