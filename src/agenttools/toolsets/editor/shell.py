@@ -95,6 +95,8 @@ def task_output(state: State, args: dict[str, Any]) -> str:
     """``task_output``: a background task's status and output so far."""
     task_id: str = args["task_id"]
     try:
+        if state.tasks.closed:  # upstream's Session.Close forgets every task
+            raise UnknownProcessError(task_id)
         status = state.tasks.status(task_id)
     except UnknownProcessError:
         raise failure("BASH_TASK_NOT_FOUND", f"task not found: {task_id}") from None
