@@ -136,10 +136,16 @@ def _resolve(ws: Workspace, path: str) -> str:
     return real
 
 
+_WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
+"""Errors a write (not the open before it) fails with: Go names the ``write`` operation for them."""
+
+
 def _go_error(op: str, path: str, exc: OSError) -> str:
-    """An OSError as Go's ``*PathError`` prints it: ``open /p: permission denied``."""
+    """An OSError as Go's ``*PathError`` prints it: ``open /p: permission denied``, ``write /p: no space ...``."""
     if exc.errno is None:
         return str(exc)
+    if op == "open" and exc.errno in _WRITE_ERRNOS:
+        op = "write"
     reason = os.strerror(exc.errno)
     return f"{op} {path}: {reason[:1].lower()}{reason[1:]}"
 
