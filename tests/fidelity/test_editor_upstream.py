@@ -755,3 +755,20 @@ def test_unknown_tool(tmp_path):
     with agenttools.toolset("editor", root=str(tmp_path)) as reg:
         out = reg.call("str_replace_editor", {"command": "view", "path": "x"})
         assert (out.text, out.is_error) == ('unknown tool "str_replace_editor"', True)
+
+
+def test_a_full_disk_reads_as_go_says_it(tmp_path, monkeypatch):
+    # from the code: os.WriteFile's error is a *PathError; a full disk fails in write, a directory in open
+    from agenttools import _text
+
+    def full(*args: Any, **kwargs: Any) -> Any:
+        raise OSError(28, "No space left on device")  # ENOSPC
+
+    monkeypatch.setattr(_text.os, "fsync", full)
+    with agenttools.toolset("editor", root=str(tmp_path)) as reg:
+        (tmp_path / "f.txt").write_text("old\n")
+        assert reg.call("create_file", {"path": "f.txt", "content": "new\n"}).text == (
+            f"[IO_ERROR] could not write {tmp_path}/f.txt: write {tmp_path}/f.txt: no space left on device")
+        assert reg.call("str_replace", {"path": "f.txt", "old_str": "old", "new_str": "new"}).text == (
+            f"[IO_ERROR] could not write {tmp_path}/f.txt: write {tmp_path}/f.txt: no space left on device")
+    assert (tmp_path / "f.txt").read_text() == "old\n"
