@@ -170,7 +170,7 @@ def test_view_follows_symlinks_and_missing_paths(reg, root):
     (root / "link.txt").symlink_to(root / "target.txt")
     assert call(reg, "view", path="link.txt").text == "1\treal\n"
     out = call(reg, "view", path="missing.txt")
-    assert (out.text, out.is_error) == (f"[PATH_NOT_FOUND] path not found: {root}/missing.txt", True)
+    assert (out.text, out.is_error) == (f"[PATH_NOT_FOUND] {root}/missing.txt does not exist", True)
 
 
 def test_view_fifo_does_not_hang(reg, root):
@@ -268,7 +268,7 @@ def test_str_replace_errors(reg, root):
     assert call(reg, "str_replace", path="missing.txt", old_str="", new_str="y").text == (
         "[INVALID_INPUT] old_str must not be empty")
     assert call(reg, "str_replace", path="missing.txt", old_str="a").text == (
-        f"[PATH_NOT_FOUND] path not found: {root}/missing.txt")
+        f"[PATH_NOT_FOUND] {root}/missing.txt does not exist")
     assert reg.call("str_replace", {"path": "a.txt"}).text == (
         "[INVALID_INPUT] missing required argument 'old_str'")
     assert reg.call("str_replace", {"path": "a.txt", "old_str": "x", "bogus": 1}).text == (
@@ -311,7 +311,8 @@ def test_create_file(reg, root):
     assert target.read_text() == "é"
     assert stat.S_IMODE(os.stat(target).st_mode) == 0o600
     (root / "adir").mkdir()
-    assert call(reg, "create_file", path="adir", content="x").text == f"[IO_ERROR] could not write {root}/adir: is a directory"
+    assert call(reg, "create_file", path="adir", content="x").text == (
+        f"[IO_ERROR] could not write {root}/adir: open {root}/adir: is a directory")
 
 
 # --- bash and task_output --------------------------------------------------------------------------------------

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 import os
+from pathlib import Path
 from typing import Any
 
 from agenttools import edit, files
+from agenttools._text import TextFormat as _TextFormat
 from agenttools._text import detect_bom, open_file, read_limited
 from agenttools.errors import (
     EncodingError,
@@ -28,26 +31,38 @@ __all__ = ["create_file", "str_replace", "view"]
 
 _HEADER_BYTES = 512
 _BMP_DIB_SIZES = frozenset({12, 16, 40, 52, 56, 64, 108, 124})
+_IMAGE_SIGNATURES = ((b"\x00\x00\x01\x00", "image/x-icon"), (b"\x00\x00\x02\x00", "image/x-icon"), (b"BM", "image/bmp"),
+                     (b"GIF87a", "image/gif"), (b"GIF89a", "image/gif"), (b"\x89PNG\r\n\x1a\n", "image/png"),
+                     (b"\xff\xd8\xff", "image/jpeg"))
+"""Go's ``net/http`` sniffing table, image rows in its order (the WebP row is masked: see :func:`_image_mime`)."""
+_UTF8_BOM = b"\xef\xbb\xbf"
+
+
+def _extension(path: str) -> str:
+    """Go's ``filepath.Ext``: from the last dot of the last element (``.svg`` is the extension of ``.svg``)."""
+    name = os.path.basename(path)
+    dot = name.rfind(".")
+    return name[dot:] if dot >= 0 else ""
 
 
 def _image_mime(path: str, header: bytes, size: int) -> str | None:
-    """The image type from magic bytes (BMP needs a real header, not just ``BM``), or ``.svg`` by extension."""
-    if path.lower().endswith(".svg"):
-        return "image/svg+xml"
-    import filetype
+    """The image type Go's ``http.DetectContentType`` sniffs from the header, else ``.svg`` by extension.
 
-    kind = filetype.guess(header)
-    if kind is None or not kind.mime.startswith("image/"):
-        return None
-    if kind.mime == "image/bmp":
-        if len(header) < 26:
-            return None
+    Only upstream's image signatures count (icon, BMP, GIF, WebP, PNG, JPEG): a TIFF or PSD stays a binary file.
+    A BMP needs a real header, not just ``BM`` (declared size, DIB header size, pixel offset).
+    """
+    mime = next((kind for magic, kind in _IMAGE_SIGNATURES if header.startswith(magic)), None)
+    if mime is None and header[:4] == b"RIFF" and header[8:14] == b"WEBPVP":
+        mime = "image/webp"
+    if mime == "image/bmp":
         declared = int.from_bytes(header[2:6], "little")
         offset = int.from_bytes(header[10:14], "little")
         dib = int.from_bytes(header[14:18], "little")
-        if dib not in _BMP_DIB_SIZES or declared != size or not 14 + dib <= offset <= size:
-            return None
-    return str(kind.mime)
+        if len(header) < 26 or dib not in _BMP_DIB_SIZES or declared != size or not 14 + dib <= offset <= size:
+            mime = None
+    if mime is None and _extension(path).lower() == ".svg":
+        mime = "image/svg+xml"
+    return mime
 
 
 def _tree_lines(node: files.TreeNode, directories: tuple[str, ...], ws: Workspace, prefix: str = "") -> list[str]:
@@ -83,31 +98,98 @@ def _ends_with_newline(real: str, result: files.ReadResult, ws: Workspace) -> bo
         os.close(fd)
 
 
+def _eval_symlinks_problem(lexical: str) -> str | None:
+    """What Go's ``filepath.EvalSymlinks`` (upstream's resolver) says about a path, or None when it resolves.
+
+    A missing path is resolved through its nearest existing parent, as upstream does; a path that continues
+    below a file gives ``not a directory``, a symlink loop ``EvalSymlinks: too many links``.
+    """
+    path = lexical
+    while True:
+        try:
+            os.path.realpath(path, strict=True)
+            return None
+        except FileNotFoundError:
+            parent = os.path.dirname(path)
+            if parent == path:
+                return None
+            path = parent
+        except NotADirectoryError:
+            return "not a directory"
+        except OSError as exc:
+            return "EvalSymlinks: too many links" if exc.errno == errno.ELOOP else None
+
+
+def _resolve(ws: Workspace, path: str) -> str:
+    """The real path for a tool, refused as upstream refuses it (``[ACCESS_DENIED] path not allowed: ...``).
+
+    An empty path is the session cwd, as Go's ``filepath.Join(cwd, "")`` makes it. Our containment and deny checks
+    come first: a path outside the allowed directories is refused as such whatever is (or is not) there.
+    """
+    path = path or "."
+    problem = _eval_symlinks_problem(ws.absolute(path))
+    if problem is not None and problem.startswith("EvalSymlinks"):
+        raise failure("ACCESS_DENIED", f"path not allowed: {problem}")
+    real = str(ws.resolve(path))
+    if problem is not None:
+        raise failure("ACCESS_DENIED", f"path not allowed: {problem}")
+    return real
+
+
+_WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
+"""Errors a write (not the open before it) fails with: Go names the ``write`` operation for them."""
+
+
+def _go_error(op: str, path: str, exc: OSError) -> str:
+    """An OSError as Go's ``*PathError`` prints it: ``open /p: permission denied``, ``write /p: no space ...``."""
+    if exc.errno is None:
+        return str(exc)
+    if op == "open" and exc.errno in _WRITE_ERRNOS:
+        op = "write"
+    reason = os.strerror(exc.errno)
+    return f"{op} {path}: {reason[:1].lower()}{reason[1:]}"
+
+
+def _with_bom(lines: list[str], cut: dict[int, int], fmt: _TextFormat | None) -> None:
+    """Put a UTF-8 BOM back on the file's first line (``lines[0]``), as upstream shows the file's bytes.
+
+    The BOM counts as one character of the line, for the 2000-character cut too.
+    """
+    if fmt is None or fmt.bom != _UTF8_BOM or not lines:
+        return
+    length = cut.get(0, len(lines[0])) + 1
+    lines[0] = ("\ufeff" + lines[0])[:MAX_LINE_CHARS]
+    if length > MAX_LINE_CHARS:
+        cut[0] = length
+
+
 def view(state: State, args: dict[str, Any]) -> str | ToolOutput:
     """``view``: a file's numbered lines (or a range), an image as a content block, or a directory tree."""
     ws = state.workspace
-    real = ws.resolve(args["path"], expect="exists")
+    real = _resolve(ws, args["path"])
+    if not os.path.lexists(real):
+        raise NotFoundError(path=real)
     if os.path.isdir(real):
         try:
             node = files.tree(ws, real)
         except OSError as exc:
             raise failure("IO_ERROR", f"could not list directory {real}: {exc}") from None
-        return "\n".join([f"{node.name}/", *_tree_lines(node, (ws.absolute(args["path"]), str(real)), ws)]) + "\n"
+        given = ws.absolute(args["path"] or ".")
+        return "\n".join([f"{node.name}/", *_tree_lines(node, (given, real), ws)]) + "\n"
     try:  # one descriptor, opened without blocking and checked with fstat: a FIFO swapped in is never read
-        fd, st = open_file(str(real), root=ws.root_of(real), max_size=ws.max_file_size)
+        fd, st = open_file(real, root=ws.root_of(real), max_size=ws.max_file_size)
     except SpecialFileError as exc:
         raise failure("IO_ERROR", f"could not read {real}: it is a {exc.kind}, not a regular file") from None
     except (FileTooLargeError, NotFoundError):
         raise
     except OSError as exc:
-        raise failure("IO_ERROR", f"could not read {real}: {exc}") from None
+        raise failure("IO_ERROR", f"could not open {real}: {_go_error('open', real, exc)}") from None
     try:
         header = os.pread(fd, _HEADER_BYTES, 0)
-        mime = _image_mime(str(real), header, st.st_size)
+        mime = _image_mime(real, header, st.st_size)
         if mime is not None:
             os.lseek(fd, 0, os.SEEK_SET)
-            block = ImageBlock.from_bytes(read_limited(fd, st.st_size, limit=ws.max_file_size, path=str(real)),
-                                          mime)
+            block = ImageBlock.from_bytes(read_limited(fd, st.st_size, limit=ws.max_file_size, path=real), mime)
             return ToolOutput(text=f"Image file {real} ({mime}, {format_size(st.st_size)})", content=(block,))
     finally:
         os.close(fd)
@@ -116,8 +198,8 @@ def view(state: State, args: dict[str, Any]) -> str | ToolOutput:
     view_range = args.get("view_range")
     try:
         if isinstance(view_range, list) and len(view_range) == 2:
-            return _view_range(state, str(real), int(view_range[0]), int(view_range[1]))
-        return _view_whole(state, str(real))
+            return _view_range(state, real, int(view_range[0]), int(view_range[1]))
+        return _view_whole(state, real)
     except EncodingError as exc:
         raise failure("IO_ERROR", f"could not read {real}: {exc}") from None
 
@@ -128,8 +210,10 @@ def _view_whole(state: State, real: str) -> str:
     if result.size == 0 or total <= 0:
         return ""
     shown = min(total, MAX_LINES)
+    lines = list(result.lines[:shown])
     cut = {i: n for i, n in zip(result.cut_lines, result.cut_lengths, strict=True) if i < shown}
-    text = format_lines(result.lines[:shown], 1, cut)
+    _with_bom(lines, cut, result.format)
+    text = format_lines(lines, 1, cut)
     if total > MAX_LINES:
         text += f"\n[Truncated: file has {total} lines. Use view_range to read specific sections.]"
     return text
@@ -151,6 +235,8 @@ def _view_range(state: State, real: str, start: int, end: int) -> str:
         lines = lines[: total - (start - 1)]
     lines = [line.removesuffix("\r") for line in lines]
     cut = {i: n for i, n in zip(result.cut_lines, result.cut_lengths, strict=True) if i < len(lines)}
+    if start == 1:
+        _with_bom(lines, cut, result.format)
     return format_lines(lines, start, cut)
 
 
@@ -160,9 +246,11 @@ def str_replace(state: State, args: dict[str, Any]) -> str:
     if old == "":
         raise failure("INVALID_INPUT", "old_str must not be empty")
     ws = state.workspace
-    real = ws.resolve(args["path"])
+    real = _resolve(ws, args["path"])
     if not os.path.lexists(real):
-        raise NotFoundError(path=str(real))
+        raise NotFoundError(path=real)
+    if os.path.isdir(real):
+        raise failure("IO_ERROR", f"could not read {real}: read {real}: is a directory")
     ws.check_size(real)
     replace_all = bool(arg(args, "replace_all", False))
     try:
@@ -175,18 +263,36 @@ def str_replace(state: State, args: dict[str, Any]) -> str:
                                                    "(use replace_all to replace all)") from None
     except (HardLinkError, ProtectedPathError):
         raise
-    except (EncodingError, IsDirectoryError, OSError) as exc:
+    except (EncodingError, IsDirectoryError) as exc:
         raise failure("IO_ERROR", f"could not write {real}: {exc}") from None
+    except OSError as exc:
+        raise failure("IO_ERROR", f"could not write {real}: {_go_error('open', real, exc)}") from None
     if replace_all:
         return f"Replaced {result.occurrences} occurrences in {real}"
     if os.stat(real).st_size == 0:
         return f"Replaced in {real}\n\n"
-    line = result.lines[0]
-    low = max(1, line - 4)
-    window = files.read_text(ws, real, offset=low - 1, limit=line + 4 - low + 1, max_line_chars=MAX_LINE_CHARS,
-                             count_all=False)
-    cut = dict(zip(window.cut_lines, window.cut_lengths, strict=True))
-    return f"Replaced in {real}\n\n" + format_lines(window.lines, low, cut)
+    return f"Replaced in {real}\n\n" + _snippet(ws, real, result.lines[0])
+
+
+def _snippet(ws: Workspace, real: str, line: int) -> str:
+    """Upstream's ``contextSnippet``: the lines 4 before to 4 after ``line`` (1-based) of the edited file.
+
+    Upstream finds the line from the byte offset of the edit, clamped to the last byte: an edit that ends the file
+    after a final newline (a deletion of its last line) shows the line before, not the empty line after it.
+    """
+    while True:
+        low = max(1, line - 4)
+        window = files.read_text(ws, real, offset=low - 1, limit=line + 4 - low + 1, max_line_chars=MAX_LINE_CHARS,
+                                 count_all=False)
+        if line > 1 and window.total_lines == line and _ends_with_newline(real, window, ws) and \
+                window.lines[line - low] == "":
+            line -= 1
+            continue
+        lines = list(window.lines)
+        cut = dict(zip(window.cut_lines, window.cut_lengths, strict=True))
+        if low == 1:
+            _with_bom(lines, cut, window.format)
+        return format_lines(lines, low, cut)
 
 
 def create_file(state: State, args: dict[str, Any]) -> str:
@@ -196,20 +302,26 @@ def create_file(state: State, args: dict[str, Any]) -> str:
     size = len(content.encode("utf-8", errors="surrogatepass"))
     if size > ws.max_file_size:
         raise failure("FILE_TOO_LARGE", f"content is {size} bytes, exceeds maximum {ws.max_file_size} bytes")
-    real = ws.resolve(args["path"])
+    real = _resolve(ws, args["path"])
+    parent = os.path.dirname(real)
+    first_missing = parent
+    while not os.path.lexists(os.path.dirname(first_missing)) and os.path.dirname(first_missing) != first_missing:
+        first_missing = os.path.dirname(first_missing)
     try:
-        files.make_dirs(real.parent, mode=0o755, ws=ws)
+        files.make_dirs(Path(parent), mode=0o755, ws=ws)
     except ProtectedPathError:
         raise
     except OSError as exc:
-        raise failure("IO_ERROR", f"could not create directories for {real}: {exc}") from None
+        raise failure("IO_ERROR", f"could not create directories for {real}: "
+                                  f"{_go_error('mkdir', first_missing, exc)}") from None
     try:
         files.write_file(ws, real, content, create_parents=False, new_file_mode=0o644)
     except IsDirectoryError:
-        raise failure("IO_ERROR", f"could not write {real}: is a directory") from None
+        raise failure("IO_ERROR", f"could not write {real}: open {real}: is a directory") from None
     except (HardLinkError, ProtectedPathError):
         raise
-    except (EncodingError, OSError) as exc:
+    except EncodingError as exc:
         raise failure("IO_ERROR", f"could not write {real}: {exc}") from None
+    except OSError as exc:
+        raise failure("IO_ERROR", f"could not write {real}: {_go_error('open', real, exc)}") from None
     return f"Created {real} ({size} bytes)"
-

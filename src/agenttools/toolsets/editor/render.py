@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import codecs
+
 __all__ = ["MAX_OUTPUT_CHARS", "format_lines", "format_size", "sections", "truncate_output"]
 
 MAX_OUTPUT_CHARS = 30000
@@ -33,13 +35,18 @@ def format_size(size: int) -> str:
 
 
 def truncate_output(text: str, total: int | None = None) -> str:
-    """Upstream's per-stream cap: the first 30000 characters and a note with the total.
+    """Upstream's per-stream cap, counted in UTF-8 bytes as Go's ``len(s)`` counts: the first 30000 bytes and a note.
 
-    ``total`` is the stream's real length when only part of it was kept in memory.
+    A character cut in two by the cap shows as one U+FFFD per byte left of it, as Go's JSON encoder shows the
+    invalid bytes. ``total`` is the stream's real size in bytes when only part of it was kept in memory.
     """
-    if len(text) <= MAX_OUTPUT_CHARS:
+    data = text.encode("utf-8", errors="surrogatepass")
+    if len(data) <= MAX_OUTPUT_CHARS:
         return text
-    return (text[:MAX_OUTPUT_CHARS] + f"\n\n[Truncated: output was {total or len(text)} characters, showing first "
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="surrogatepass")
+    head = decoder.decode(data[:MAX_OUTPUT_CHARS], final=False)
+    head += "\ufffd" * len(decoder.getstate()[0])
+    return (head + f"\n\n[Truncated: output was {total or len(data)} characters, showing first "
             f"{MAX_OUTPUT_CHARS}]")
 
 

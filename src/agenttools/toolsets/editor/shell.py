@@ -12,8 +12,13 @@ from agenttools.toolsets.editor.render import sections
 from agenttools.toolsets.editor.state import MAX_TIMEOUT_MS, State, arg
 from agenttools.toolsets.editor.texts import failure
 
-__all__ = ["bash", "task_output"]
+__all__ = ["SHELL", "bash", "task_output"]
 
+SHELL = "/bin/bash" if os.path.exists("/bin/bash") else "/bin/sh"
+"""Upstream's shell: ``/bin/bash`` when it exists (so ``$0`` and bash's own messages read ``/bin/bash: ...``)."""
+_GO_SPACE = (" \t\n\v\f\r\x85\xa0\u1680" + "".join(chr(c) for c in range(0x2000, 0x200B))
+             + "\u2028\u2029\u202f\u205f\u3000")
+"""What Go's ``strings.TrimSpace`` trims; Python's ``str.strip()`` would also trim ``\\x1c`` to ``\\x1f``."""
 KEEP_BYTES = 256 * 1024  # per stream, head and tail: the model sees 30,000 characters; the cwd marker ends the tail
 
 
@@ -51,15 +56,15 @@ def _split_sentinel(stdout: str, sentinel: str) -> tuple[str, str | None]:
 def bash(state: State, args: dict[str, Any]) -> str:
     """``bash``: run a command in the session's cwd (which it may change), or start it as a background task."""
     command: str = args["command"]
-    if not command.strip():
+    if not command.strip(_GO_SPACE):
         raise failure("BASH_EMPTY_COMMAND", "command must not be empty")
     ws = state.workspace
     cwd = str(ws.cwd) if os.path.isdir(ws.cwd) else str(ws.root)
     if arg(args, "run_in_background", False):
         try:
-            task = state.tasks.start(command, cwd=cwd)
+            task = state.tasks.start(command, cwd=cwd, shell=SHELL)
         except ProcessLimitError as exc:
-            why = ("the process table is closed" if state.tasks.closed
+            why = ("session is closed" if state.tasks.closed
                    else f"maximum concurrent background task limit ({exc.limit}) reached")
             raise failure("BASH_TASK_LIMIT", f"could not add background task: {why}") from None
         except OSError as exc:
@@ -70,7 +75,7 @@ def bash(state: State, args: dict[str, Any]) -> str:
         timeout_ms = state.bash_timeout_ms
     timeout_ms = min(timeout_ms, MAX_TIMEOUT_MS)
     result = shell.run_shell(_wrap(command, state.sentinel), cwd=cwd, timeout=timeout_ms / 1000,
-                             session=state.tasks.session, max_output=KEEP_BYTES)
+                             session=state.tasks.session, max_output=KEEP_BYTES, shell=SHELL)
     if result.error is not None:
         raise failure("BASH_START_FAILED", f"could not start command: {result.error}")
     scanned = _as_lines(result.stdout)
@@ -80,7 +85,8 @@ def bash(state: State, args: dict[str, Any]) -> str:
             ws.chdir(new_cwd, contained=False)
     code = -1 if result.exit_code is None else result.exit_code
     text = f"Command timed out after {timeout_ms}ms\n\n" if result.timed_out else ""
-    totals = (result.stdout_bytes - (len(scanned) - len(stdout)) if result.stdout_truncated else None,
+    totals = (result.stdout_bytes - (len(scanned.encode()) - len(stdout.encode())) if result.stdout_truncated
+              else None,
               result.stderr_bytes if result.stderr_truncated else None)
     return text + f"exit_code: {code}\n" + sections(stdout, _as_lines(result.stderr), totals)
 
@@ -89,6 +95,8 @@ def task_output(state: State, args: dict[str, Any]) -> str:
     """``task_output``: a background task's status and output so far."""
     task_id: str = args["task_id"]
     try:
+        if state.tasks.closed:  # upstream's Session.Close forgets every task
+            raise UnknownProcessError(task_id)
         status = state.tasks.status(task_id)
     except UnknownProcessError:
         raise failure("BASH_TASK_NOT_FOUND", f"task not found: {task_id}") from None

@@ -6,7 +6,6 @@ for the typed errors of the families.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from agenttools.errors import (
@@ -80,9 +79,32 @@ def failure(tag: str, message: str) -> ToolFailure:
     return ToolFailure(f"[{tag}] {message}", code=tag.lower())
 
 
+_GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v",
+               '"': '\\"', "\\": "\\\\"}
+
+
 def quote(text: str) -> str:
-    """Go's ``%q`` for the texts we show (JSON string escaping matches it for paths)."""
-    return json.dumps(text, ensure_ascii=False)
+    """Go's ``%q`` (``strconv.Quote``): printable characters as they are, the rest as Go escapes.
+
+    An undecodable byte of a path (a lone surrogate from ``surrogateescape``) becomes ``\\xHH``, as Go shows an
+    invalid UTF-8 byte.
+    """
+    out = []
+    for char in text:
+        code = ord(char)
+        if char in _GO_ESCAPES:
+            out.append(_GO_ESCAPES[char])
+        elif 0xDC80 <= code <= 0xDCFF:
+            out.append(f"\\x{code - 0xDC00:02x}")
+        elif char.isprintable():
+            out.append(char)
+        elif code < 0x80:
+            out.append(f"\\x{code:02x}")
+        elif code < 0x10000:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(f"\\U{code:08x}")
+    return '"' + "".join(out) + '"'
 
 
 def render_error(tool: str, error: BaseException) -> str:
@@ -104,7 +126,7 @@ def render_error(tool: str, error: BaseException) -> str:
         return (f"[ACCESS_DENIED] path not allowed: access denied: path {quote(error.path)} matches deny pattern "
                 f"{quote(error.pattern)}")
     if isinstance(error, NotFoundError):
-        return f"[PATH_NOT_FOUND] path not found: {error.path}"
+        return f"[PATH_NOT_FOUND] {error.path} does not exist"
     if isinstance(error, FileTooLargeError):
         return f"[FILE_TOO_LARGE] file {error.path} is {error.size} bytes, exceeds maximum {error.limit} bytes"
     if isinstance(error, PathError):
