@@ -54,7 +54,7 @@ async def _exercise(session: ClientSession, project: Path) -> None:
     assert base64.b64decode(image.content[0].data) == PNG
     missing = await session.call_tool("view", {"path": "missing.txt"})
     assert _get(missing, "is_error", "isError") is True
-    assert missing.content[0].text == f"[PATH_NOT_FOUND] path not found: {project}/missing.txt"
+    assert missing.content[0].text == f"[PATH_NOT_FOUND] {project}/missing.txt does not exist"
     bad = await session.call_tool("view", {"path": 3})
     assert _get(bad, "is_error", "isError") is True
     assert bad.content[0].text == "[INVALID_INPUT] argument 'path' must be string, got integer"

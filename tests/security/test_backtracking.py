@@ -40,7 +40,7 @@ CASES = [
                  id="gemini-list-ignore"),
     pytest.param("coder", "glob", {"pattern": "**/" + HOSTILE}, "No matches found", id="coder-glob"),
     pytest.param("content", "get_category_content", {"category": "docs", "pattern": "**/" + HOSTILE},
-                 "No files matched pattern(s) in category 'docs'", id="content-pattern"),
+                 "No files matched pattern '**/" + HOSTILE + "' in category 'docs'", id="content-pattern"),
     pytest.param("gitignore", "glob", {"pattern": "**/*"}, "/sub/keep.txt", id="gitignore-line"),
     pytest.param("deny", "view", {"path": "{root}/sub/" + NAME}, "needle", id="deny-rule"),
 ]

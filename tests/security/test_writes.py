@@ -308,7 +308,7 @@ def _call_unprivileged(root: Path, name: str) -> dict[str, Any]:
 PERMISSION = {
     "gemini": r"^Error (writing to file .*: Error writing to file|executing edit): (EACCES: permission denied, "
               r"open '.*f\.txt'|\[Errno 1\] Operation not permitted)",
-    "editor": r"^\[IO_ERROR\] could not write .*f\.txt: \[Errno (13\] Permission denied|1\] Operation not permitted)",
+    "editor": r"^\[IO_ERROR\] could not write .*f\.txt: open .*f\.txt: (permission denied|operation not permitted)$",
     "assistant": r"^ERROR: failed to write file: (open .*f\.txt: permission denied|\[Errno 1\] Operation not "
                  r"permitted)",
     "coder": r"^Error: EDIT_FILE_RENAME_ERROR: failed to write file \(f\.txt\): \[Errno (13\] Permission denied|"
