@@ -28,7 +28,7 @@ from agenttools.errors import (
     ValidationIssue,
 )
 from agenttools.output import ToolOutput, default_error_text, to_output
-from agenttools.schema import function_schema, parse_docstring, validate
+from agenttools.schema import compile_check, function_schema, parse_docstring, validate
 from agenttools.sdk import Format, langchain
 from agenttools.tool import ErrorRenderer, Tool, check_description, check_name
 
@@ -66,6 +66,7 @@ class Registry:
     def __init__(self, tools: Iterator[Tool] | list[Tool] | tuple[Tool, ...] = (), *,
                  render_error: ErrorRenderer | None = None) -> None:
         self._tools: dict[str, Tool] = {}
+        self._checks: dict[str, tuple[Tool, Callable[[Any], bool]]] = {}  # compiled on a tool's first call
         self._render_error: ErrorRenderer = render_error or default_error_text
         self._closers: list[Callable[[], object]] = []
         for tool in tools:
@@ -228,9 +229,13 @@ class Registry:
         args = self._parse(tool, arguments)
         args = {k: v for k, v in args.items() if not (v is None and k in tool.null_means_default)}
         if tool.validate:
-            issues = validate(tool.parameters, args)
-            if issues:
-                raise ArgumentsError(tool.name, issues)
+            compiled = self._checks.get(name)
+            if compiled is None or compiled[0] is not tool:  # first call, or the tool was replaced since
+                compiled = self._checks[name] = (tool, compile_check(tool.parameters))
+            if not compiled[1](args):  # not certainly valid: the full validator decides and words the issues
+                issues = validate(tool.parameters, args)
+                if issues:
+                    raise ArgumentsError(tool.name, issues)
         return tool, args
 
     @staticmethod

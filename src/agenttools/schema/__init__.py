@@ -8,7 +8,7 @@ has the rest of the rewriting pieces).
 
 from agenttools.schema._compile import FunctionSchema, function_schema
 from agenttools.schema._docstring import Docstring, parse_docstring
-from agenttools.schema._validate import ValidationIssue, is_nullable, json_type, validate
+from agenttools.schema._validate import ValidationIssue, compile_check, is_nullable, json_type, validate
 from agenttools.schema.transform import canonicalize, inline_refs
 
 __all__ = [
@@ -16,6 +16,7 @@ __all__ = [
     "FunctionSchema",
     "ValidationIssue",
     "canonicalize",
+    "compile_check",
     "function_schema",
     "inline_refs",
     "is_nullable",

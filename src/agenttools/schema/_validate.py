@@ -19,7 +19,7 @@ from typing import Any
 import attrs
 import regex
 
-__all__ = ["ValidationIssue", "is_nullable", "json_type", "validate"]
+__all__ = ["ValidationIssue", "compile_check", "is_nullable", "json_type", "validate"]
 
 _JSON_TYPES = ("null", "boolean", "integer", "number", "string", "array", "object")
 _NUMBER_LIMITS: tuple[tuple[str, str, Callable[[Any, Any], bool]], ...] = (
@@ -347,3 +347,139 @@ def validate(
         root: The document ``$ref`` pointers resolve against (default: ``schema``).
     """
     return _Validator(root if root is not None else schema, all_errors).check(schema, value, ())
+
+
+# --- the fast path: a compiled "certainly valid" check ---------------------------------------------------------------
+
+Check = Callable[[Any], bool]
+
+_ANNOTATIONS = frozenset({"description", "title", "default", "examples", "format", "$comment", "deprecated",
+                          "readOnly", "writeOnly", "nullable", "$schema", "$id", "$defs", "definitions"})
+_COMPILED = frozenset({"type", "properties", "required", "additionalProperties", "enum", "const", "minimum",
+                       "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "items",
+                       "minItems", "maxItems", "minProperties", "maxProperties", "anyOf", "allOf"})
+
+
+def _never(value: Any) -> bool:
+    return False
+
+
+def _always(value: Any) -> bool:
+    return True
+
+
+def _finite_int(value: int) -> bool:
+    return -_MAX_DOUBLE <= value <= _MAX_DOUBLE
+
+
+_TYPE_CHECKS: dict[str, Check] = {
+    "null": lambda v: v is None,
+    "boolean": lambda v: isinstance(v, bool),
+    "string": lambda v: isinstance(v, str),
+    "array": lambda v: isinstance(v, list | tuple),
+    "object": lambda v: isinstance(v, Mapping),
+    "integer": lambda v: (type(v) is int and _finite_int(v))
+    or (type(v) is float and math.isfinite(v) and v.is_integer()),
+    "number": lambda v: (type(v) is int and _finite_int(v)) or (type(v) is float and math.isfinite(v)),
+}
+
+
+def _js_length(value: str) -> int:
+    return len(value) if value.isascii() else len(value.encode("utf-16-le")) // 2
+
+
+def compile_check(schema: Any) -> Check:
+    """A predicate that is True only for a value :func:`validate` finds no issue with.
+
+    It is compiled once per schema and costs a few attribute tests per argument, where :func:`validate` walks
+    every keyword family of every node. It may answer False for a valid value (a keyword it does not compile,
+    such as ``pattern`` or ``$ref``); the caller then runs :func:`validate`, which decides and words the issues.
+    """
+    if schema is True or schema == {}:
+        return _always
+    if not isinstance(schema, Mapping) or not set(schema) <= _COMPILED | _ANNOTATIONS:
+        return _never
+    checks: list[Check] = []
+    kind = schema.get("type")
+    if kind is not None:
+        kinds = list(kind) if isinstance(kind, list) else [kind]
+        if schema.get("nullable") is True:
+            kinds.append("null")
+        if not all(k in _TYPE_CHECKS for k in kinds):
+            return _never
+        tests = [_TYPE_CHECKS[k] for k in kinds]
+
+        def of_type(v: Any) -> bool:
+            return any(t(v) for t in tests)
+
+        checks.append(tests[0] if len(tests) == 1 else of_type)
+    if "const" in schema:
+        const = schema["const"]
+        checks.append(lambda v: _equal(v, const))
+    if "enum" in schema:
+        allowed = list(schema["enum"])
+        checks.append(lambda v: any(_equal(v, e) for e in allowed))
+    branches = [compile_check(b) for b in schema.get("anyOf", ())]
+    if "anyOf" in schema:
+        checks.append(lambda v: any(b(v) for b in branches))
+    every = [compile_check(b) for b in schema.get("allOf", ())]
+    if every:
+        checks.append(lambda v: all(b(v) for b in every))
+    limits = [(ok, schema[key]) for key, _, ok in _NUMBER_LIMITS if key in schema and not isinstance(schema[key], bool)]
+    if limits:
+        checks.append(lambda v: not _TYPE_CHECKS["number"](v) or all(ok(v, limit) for ok, limit in limits))
+    if "minLength" in schema or "maxLength" in schema:
+        low, high = schema.get("minLength", 0), schema.get("maxLength")
+        checks.append(lambda v: not isinstance(v, str) or (
+            low <= _js_length(v) and (high is None or _js_length(v) <= high)))
+    _compile_array(schema, checks)
+    _compile_object(schema, checks)
+    if not checks:
+        return _always
+    if len(checks) == 1:
+        return checks[0]
+    return lambda v: all(c(v) for c in checks)
+
+
+def _compile_array(schema: Mapping[str, Any], checks: list[Check]) -> None:
+    if not {"items", "minItems", "maxItems"} & set(schema):
+        return
+    item = compile_check(schema.get("items", True))
+    low, high = schema.get("minItems", 0), schema.get("maxItems")
+
+    def array(v: Any) -> bool:
+        if not isinstance(v, list | tuple):
+            return True
+        return low <= len(v) and (high is None or len(v) <= high) and all(item(x) for x in v)
+
+    checks.append(array)
+
+
+def _compile_object(schema: Mapping[str, Any], checks: list[Check]) -> None:
+    keys = {"properties", "required", "additionalProperties", "minProperties", "maxProperties"}
+    if not keys & set(schema):
+        return
+    props = {key: compile_check(sub) for key, sub in schema.get("properties", {}).items()}
+    required = tuple(schema.get("required", ()))
+    extra = schema.get("additionalProperties", True)
+    extra_check = None if extra is False else compile_check(extra)
+    low, high = schema.get("minProperties", 0), schema.get("maxProperties")
+
+    def obj(v: Any) -> bool:
+        if not isinstance(v, Mapping):
+            return True
+        if len(v) < low or (high is not None and len(v) > high):
+            return False
+        for name in required:
+            if name not in v:
+                return False
+        for key, item in v.items():
+            check = props.get(key)
+            if check is None:
+                if extra_check is None or not isinstance(key, str) or not extra_check(item):
+                    return False
+            elif not check(item):
+                return False
+        return True
+
+    checks.append(obj)
