@@ -14,10 +14,16 @@ import math
 import operator
 import sys
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
-import regex
+
+from agenttools._lazy import lazy_module
+
+if TYPE_CHECKING:
+    import regex
+else:
+    regex = lazy_module("regex")  # only a schema ``pattern`` needs it
 
 __all__ = ["ValidationIssue", "compile_check", "is_nullable", "json_type", "validate"]
 
