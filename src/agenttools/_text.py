@@ -76,7 +76,8 @@ def _fallback_encoding(sample: bytes, path: str) -> str:
     """charset-normalizer's guess, preferring Western cp1252 among near-equal guesses (its scores are noisy)."""
     from charset_normalizer import from_bytes
 
-    matches = [m for m in from_bytes(sample) if m.chaos <= 0.2]
+    # UTF-16/32 without a byte-order mark is never guessed: NUL-laden binary reads as "valid" UTF-16 noise.
+    matches = [m for m in from_bytes(sample) if m.chaos <= 0.2 and not m.encoding.startswith(("utf_16", "utf_32"))]
     if not matches:
         raise EncodingError(f"cannot decode {path}: not UTF-8 and no legacy encoding fits", path=path)
     least_chaos = min(m.chaos for m in matches)

@@ -202,3 +202,11 @@ def test_remove(ws, tmp_path, tmp_path_factory):
         remove(ws, ".")
     with pytest.raises(OutsideWorkspaceError):
         remove(ws, str(outside))
+
+
+def test_bytes_without_a_bom_are_never_guessed_as_utf16(tmp_path):
+    """NUL-laden binary decodes as "valid" UTF-16 noise; without a byte-order mark it is refused instead."""
+    path = tmp_path / "data.ts"  # .ts is text by name, so the binary sniff does not stop it first
+    path.write_bytes(b"\x00\x01\x02\x03binary\xff\xfe")
+    with pytest.raises(EncodingError, match="not UTF-8 and no legacy encoding fits"):
+        read_file(Workspace(tmp_path), str(path))

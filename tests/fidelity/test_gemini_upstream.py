@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 import agenttools
+from agenttools.blocks import DataBlock, ImageBlock
 
 DRIVER = Path(__file__).parent / "upstream" / "gemini_driver.mjs"
 PACKAGE = "@google/gemini-cli-core@0.1.13"
@@ -277,3 +278,40 @@ def test_writes_and_edits_give_the_same_texts_and_bytes(upstream, tmp_path):
     assert not differences, "\n".join(differences)
     for rel in SAME_BYTES:
         assert Path(roots["ours"], rel).read_bytes() == Path(roots["upstream"], rel).read_bytes(), rel
+
+
+MEDIA_EXTENSIONS = ["ts", "mts", "mp3", "wav", "mp4", "webp", "ico", "bmp", "tiff", "json", "csv", "woff", "zip",
+                    "exe", "class", "jar", "pyc", "so", "wasm", "gif", "jpg", "jpeg", "png", "heic", "avif", "ogg",
+                    "flac", "md", "yaml", "rs", "go", "sql", "xml", "html", "docx", "7z", "gz", "svgz", "m4a", "aac",
+                    "mov", "avi", "webm", "mkv", "psd", "eps", "rtf", "pdf", "opus", "mid", "3gp", "jxl", "apng"]
+DELIBERATE_MEDIA = {
+    "mts": "TypeScript module files stay text: upstream's MIME table calls them MPEG transport streams",
+}
+
+
+def test_file_types_and_media_types_are_upstreams(upstream, tmp_path):
+    """The same extension table (mime-types): the same kind, and for media the same MIME type."""
+    root = str(tmp_path / "types")
+    os.makedirs(root)
+    for ext in MEDIA_EXTENSIONS:
+        Path(root, f"t.{ext}").write_bytes(b"hello text\n")
+    calls = [{"root": root, "tool": "read_file", "params": {"absolute_path": f"{root}/t.{ext}"}}
+             for ext in MEDIA_EXTENSIONS]
+    done = subprocess.run(["node", str(upstream / "driver.mjs")], input="".join(json.dumps(c) + "\n" for c in calls),
+                          capture_output=True, text=True, timeout=300, cwd=upstream, check=False)
+    answers = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    assert len(answers) == len(calls), done.stderr[-2000:]
+    differences = []
+    with agenttools.toolset("gemini", root=root) as reg:
+        for ext, answer in zip(MEDIA_EXTENSIONS, answers, strict=True):
+            theirs = answer.get("llmContent")
+            out = reg.call("read_file", {"absolute_path": f"{root}/t.{ext}"})
+            if isinstance(theirs, dict) and "inlineData" in theirs:  # media: our text names it, a block carries it
+                mime = theirs["inlineData"]["mimeType"]
+                same = (out.text == f"Binary content of type {mime} was processed."
+                        and [b.mime_type for b in out.content if isinstance(b, ImageBlock | DataBlock)] == [mime])
+            else:
+                same = out.text == theirs
+            if not same and ext not in DELIBERATE_MEDIA:
+                differences.append(f".{ext}: upstream {str(theirs)[:120]!r}, ours {out.text[:120]!r}")
+    assert not differences, "\n".join(differences)
