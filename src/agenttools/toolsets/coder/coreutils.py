@@ -2,8 +2,11 @@
 
 Supported: ``-n N``/``-nN``/``--lines=N``, ``-c N``/``--bytes=N``, the ``-N`` shorthand, ``head -n -N`` (all but
 the last N), ``tail -n +N``/``-c +N`` (from line/byte N), ``-q``/``-v``, ``--``, several files with
-``==> name <==`` headers. Anything else (``-f`` above all: it would never return) is refused with a clear error.
-What the command would print on stderr fails the call as a :class:`~agenttools.errors.ToolFailure`.
+``==> name <==`` headers; options are read as getopt reads them (clusters, unambiguous long prefixes, options
+after files) and counts as coreutils reads them (``1K``, ``2kB``, ``1b``). A real option this version does not
+implement (``-f`` above all: it would never return) is refused with a clear error; anything else is worded as GNU
+words it. What the command would print on stderr (each line ended, as upstream returned stderr whole) fails the
+call as a :class:`~agenttools.errors.ToolFailure`.
 """
 
 from __future__ import annotations
