@@ -2,8 +2,11 @@
 
 Supported: ``-n N``/``-nN``/``--lines=N``, ``-c N``/``--bytes=N``, the ``-N`` shorthand, ``head -n -N`` (all but
 the last N), ``tail -n +N``/``-c +N`` (from line/byte N), ``-q``/``-v``, ``--``, several files with
-``==> name <==`` headers. Anything else (``-f`` above all: it would never return) is refused with a clear error.
-What the command would print on stderr fails the call as a :class:`~agenttools.errors.ToolFailure`.
+``==> name <==`` headers; options are read as getopt reads them (clusters, unambiguous long prefixes, options
+after files) and counts as coreutils reads them (``1K``, ``2kB``, ``1b``). A real option this version does not
+implement (``-f`` above all: it would never return) is refused with a clear error; anything else is worded as GNU
+words it. What the command would print on stderr (each line ended, as upstream returned stderr whole) fails the
+call as a :class:`~agenttools.errors.ToolFailure`.
 """
 
 from __future__ import annotations
@@ -20,7 +23,23 @@ from agenttools.toolsets.coder.texts import fail
 __all__ = ["head", "tail"]
 
 _BLOCK = 65536
-_NUMBER = re.compile(r"^([+-]?)(\d+)$")
+_NUMBER = re.compile(r"^([+-]?)(\d+)(b|[kKmMGTPEZYRQ](?:B|iB)?)?$")
+_POWERS = "kmgtpezyrq"
+
+# getopt's tables: "value" takes an argument, "flag" does not, "refused" is a real option this Python version
+# does not implement (above all -f/--follow, which would never return)
+_SHORT = {
+    "head": {"c": "value", "n": "value", "q": "flag", "v": "flag", "z": "refused"},
+    "tail": {"c": "value", "n": "value", "q": "flag", "v": "flag", "z": "refused", "f": "refused",
+             "F": "refused", "s": "refused"},
+}
+_LONG = {
+    "head": {"bytes": "value", "lines": "value", "quiet": "flag", "silent": "flag", "verbose": "flag",
+             "zero-terminated": "refused", "help": "refused", "version": "refused"},
+    "tail": {"bytes": "value", "lines": "value", "quiet": "flag", "silent": "flag", "verbose": "flag",
+             "follow": "refused", "max-unchanged-stats": "refused", "pid": "refused", "retry": "refused",
+             "sleep-interval": "refused", "zero-terminated": "refused", "help": "refused", "version": "refused"},
+}
 
 
 def _split(data: bytes) -> list[bytes]:
@@ -28,8 +47,63 @@ def _split(data: bytes) -> list[bytes]:
     return re.findall(rb"[^\n]*\n|[^\n]+$", data)
 
 
+def _gnu(text: str) -> str:
+    """A message as GNU prints it on stderr (upstream passed stderr through whole: it ends in a newline)."""
+    return text + "\n"
+
+
+def _usage(prog: str, message: str) -> Exception:
+    return fail(_gnu(f"{prog}: {message}\nTry '{prog} --help' for more information."))
+
+
+def _refused(prog: str, option: str) -> Exception:
+    return fail(f"{prog}: unsupported option '{option}' (supported: -n N, -c N, -N, -q, -v"
+                + (", -n +N, -c +N)" if prog == "tail" else ", -n -N, -c -N)"))
+
+
+def _count(prog: str, unit: str, value: str) -> tuple[str, int]:
+    """A count as coreutils reads it: an optional sign, digits and a size suffix (``1K`` is 1024, ``2kB`` 2000)."""
+    match = _NUMBER.match(value.strip())
+    if match is None:  # "-n -x" is elision of "x" lines: the message names what follows the "-"
+        shown = value[1:] if value.startswith("-") else value
+        raise fail(_gnu(f"{prog}: invalid number of {'lines' if unit == 'n' else 'bytes'}: '{shown}'"))
+    sign, digits, suffix = match.groups()
+    count = int(digits)
+    if suffix == "b":
+        count *= 512
+    elif suffix:
+        count *= (1000 if suffix.endswith("B") and not suffix.endswith("iB") else 1024) ** (
+            _POWERS.index(suffix[0].lower()) + 1)
+    return sign, count
+
+
+def _long(prog: str, arg: str, args: list[str]) -> tuple[str, str | None]:
+    """A ``--name[=value]`` option, matched as getopt_long does (an unambiguous prefix is enough)."""
+    name, eq, value = arg[2:].partition("=")
+    table = _LONG[prog]
+    matches = [name] if name in table else [option for option in table if option.startswith(name)]
+    if not matches:
+        raise _usage(prog, f"unrecognized option '{arg}'")
+    if len(matches) > 1:
+        raise _usage(prog, f"option '--{name}' is ambiguous; possibilities: "
+                     + " ".join(f"'--{option}'" for option in matches))
+    option = matches[0]
+    kind = table[option]
+    if kind == "refused":
+        raise _refused(prog, f"--{option}")
+    if kind == "flag":
+        if eq:
+            raise _usage(prog, f"option '--{option}' doesn't allow an argument")
+        return option, None
+    if not eq:
+        if not args:
+            raise _usage(prog, f"option '--{option}' requires an argument")
+        value = args.pop(0)
+    return option, value
+
+
 def _parse(prog: str, argv: list[str]) -> tuple[str, str, int, list[str], bool | None]:
-    """(unit 'n'|'c', sign '', '+' or '-', count, files, headers forced on/off or None)."""
+    """(unit 'n'|'c', sign '', '+' or '-', count, files, headers forced on/off or None), as getopt reads argv."""
     unit, sign, count = "n", "", 10
     headers: bool | None = None
     files: list[str] = []
@@ -42,31 +116,33 @@ def _parse(prog: str, argv: list[str]) -> tuple[str, str, int, list[str], bool |
         if not arg.startswith("-") or arg == "-":
             files.append(arg)
             continue
-        value: str | None = None
-        if arg in ("-n", "-c", "--lines", "--bytes"):
-            if not args:
-                raise fail(f"{prog}: option requires an argument -- '{arg.lstrip('-')[0]}'")
-            value, unit = args.pop(0), arg.lstrip("-")[0]
-        elif arg.startswith(("--lines=", "--bytes=")):
-            unit, value = arg[2], arg.split("=", 1)[1]
-        elif re.match(r"^-[nc].+", arg):
-            unit, value = arg[1], arg[2:]
-        elif re.match(r"^-\d+$", arg):
-            unit, value = "n", arg[1:]
-        elif arg in ("-q", "--quiet", "--silent"):
-            headers = False
+        if re.match(r"^-\d+$", arg):  # the old -N form
+            unit, (sign, count) = "n", _count(prog, "n", arg[1:])
             continue
-        elif arg in ("-v", "--verbose"):
-            headers = True
+        if arg.startswith("--"):
+            option, value = _long(prog, arg, args)
+            if value is None:
+                headers = option == "verbose"
+            else:
+                unit = "n" if option == "lines" else "c"
+                sign, count = _count(prog, unit, value)
             continue
-        else:
-            raise fail(f"{prog}: unsupported option '{arg}' (supported: -n N, -c N, -N, -q, -v"
-                       + (", -n +N, -c +N)" if prog == "tail" else ", -n -N, -c -N)"))
-        match = _NUMBER.match(value.strip())
-        if match is None:
-            kind = "lines" if unit == "n" else "bytes"
-            raise fail(f"{prog}: invalid number of {kind}: '{value}'")
-        sign, count = match.group(1), int(match.group(2))
+        cluster = arg[1:]
+        while cluster:
+            letter, cluster = cluster[0], cluster[1:]
+            kind = _SHORT[prog].get(letter)
+            if kind is None:
+                raise _usage(prog, f"invalid option -- '{letter}'")
+            if kind == "refused":
+                raise _refused(prog, f"-{letter}")
+            if kind == "flag":
+                headers = letter == "v"
+                continue
+            if not cluster and not args:
+                raise _usage(prog, f"option requires an argument -- '{letter}'")
+            value, cluster = (cluster or args.pop(0)), ""
+            unit = letter
+            sign, count = _count(prog, unit, value)
     return unit, sign, count, files, headers
 
 
@@ -169,8 +245,8 @@ def _run(prog: str, argv: list[str], resolve: Callable[[str], str | None],
         if show:
             chunks.append(("\n" if index and chunks else "").encode() + f"==> {name} <==\n".encode())
         chunks.append(body)
-    if errors:
-        raise fail("\n".join(errors).rstrip("\n"))
+    if errors:  # what head/tail print on stderr, each line ended: upstream returned stderr whole
+        raise fail("".join(_gnu(error) for error in errors))
     return b"".join(chunks).decode("utf-8", errors="replace")
 
 

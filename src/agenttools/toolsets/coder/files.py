@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import stat
 from collections.abc import Callable
 from typing import Any
 
@@ -28,7 +29,7 @@ from agenttools.errors import (
 from agenttools.toolsets.coder import coreutils
 from agenttools.toolsets.coder.gostr import unescape_go_string
 from agenttools.toolsets.coder.state import LIST_SKIPPED, State, resolve, split_args
-from agenttools.toolsets.coder.texts import cap, fail, go_json
+from agenttools.toolsets.coder.texts import cap, fail, go_errno, go_json
 
 __all__ = ["delete_file", "edit_file", "glob", "head", "list_files", "read_file", "tail"]
 
@@ -37,10 +38,12 @@ def read_file(state: State, args: dict[str, Any]) -> str:
     """``read_file``: a file's text (undecodable bytes replaced)."""
     path = args["path"]
     real = resolve(state, path)
+    try:  # os.ReadFile's words: "open p: not a directory" for a/b when a is a file, and so on
+        os.stat(real)
+    except OSError as exc:
+        raise fail(f"open {path}: {go_errno(exc)}") from None
     if os.path.isdir(real):
         raise fail(f"read {path}: is a directory")
-    if not os.path.exists(real):
-        raise fail(f"open {path}: no such file or directory")
     if not os.path.isfile(real):
         raise fail(f"read {path}: not a regular file")  # a FIFO or device would block or never end
     size = os.path.getsize(real)
@@ -53,7 +56,7 @@ def read_file(state: State, args: dict[str, Any]) -> str:
     except (SpecialFileError, IsADirectoryError):
         raise fail(f"read {path}: not a regular file") from None
     except OSError as exc:
-        raise fail(f"open {path}: {exc.strerror or exc}") from None
+        raise fail(f"open {path}: {go_errno(exc)}") from None
     try:
         return decode(raw, path=path)[0]
     except EncodingError:
@@ -98,6 +101,14 @@ def edit_file(state: State, args: dict[str, Any]) -> str:
     old, new = unescape_go_string(raw_old), unescape_go_string(raw_new)
     real = resolve(state, path)
     exists = os.path.lexists(real)
+    try:  # os.ReadFile comes first upstream: a directory or a bad path fails even when old_str == new_str
+        is_dir = stat.S_ISDIR(os.stat(real).st_mode)
+    except FileNotFoundError:
+        is_dir = False
+    except OSError as exc:
+        raise fail(f"EDIT_FILE_READ_ERROR: failed to read file ({path}): open {path}: {go_errno(exc)}") from None
+    if is_dir:
+        raise fail(f"EDIT_FILE_READ_ERROR: failed to read file ({path}): read {path}: is a directory")
     if old == new and not (old == "" and not exists):
         return _result("No changes applied, old_str and new_str are identical.", 0, "")
     expected = args.get("expected_replacements")
@@ -116,7 +127,9 @@ def edit_file(state: State, args: dict[str, Any]) -> str:
     except MatchCountError as exc:
         raise fail(f"EDIT_EXPECTED_OCCURRENCE_MISMATCH: expected {expected} {term} but found {exc.found} for "
                    f"'{raw_old}' (attempted unescaped: '{old}')") from None
-    except (EncodingError, IsADirectoryError) as exc:
+    except IsADirectoryError:
+        raise fail(f"EDIT_FILE_READ_ERROR: failed to read file ({path}): read {path}: is a directory") from None
+    except EncodingError as exc:
         raise fail(f"EDIT_FILE_READ_ERROR: failed to read file ({path}): {exc}") from None
     except (HardLinkError, ProtectedPathError):
         raise fail(f"path not allowed: {path}") from None
@@ -143,7 +156,7 @@ def delete_file(state: State, args: dict[str, Any]) -> str:
     except NotFoundError:
         raise fail(f"file does not exist: {path}") from None
     except OSError as exc:
-        raise fail(f"failed to delete file: remove {path}: {(exc.strerror or str(exc)).lower()}") from None
+        raise fail(f"failed to delete file: remove {path}: {go_errno(exc)}") from None
     return f"Successfully deleted file {path}"
 
 
@@ -167,7 +180,8 @@ def glob(state: State, args: dict[str, Any]) -> str:
              if kept(entry, is_dir) and matcher.match(rel)]
     if not found:
         return "No matches found"
-    return go_json(sorted(found))
+    # filepath.Glob's order: each directory's matches in name order, so "a/x" comes before "a-b/y"
+    return go_json(sorted(found, key=lambda rel: rel.split("/")))
 
 
 def _file_resolver(state: State) -> Callable[[str], str | None]:

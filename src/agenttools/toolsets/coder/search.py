@@ -66,10 +66,10 @@ def rg(state: State, args: dict[str, Any]) -> str:
     if run.stopped is not None:
         raise fail(f"{os.path.basename(binary)} stopped: {run.stopped}")
     code, out, total, err = run.exit_code, run.stdout, run.stdout_bytes, run.stderr
-    if code == 1 and not err:
+    if code == 1:  # upstream: exit status 1 is "No matches found", whatever ripgrep said on stderr
         return "No matches found"
-    if code not in (0, 1):
-        raise fail(err.decode("utf-8", errors="replace").strip() or f"exit status {code}")
+    if code != 0:  # ripgrep's stderr whole (it ends in a newline), as upstream returned it
+        raise fail(err.decode("utf-8", errors="replace") or f"exit status {code}")
     text = out.decode("utf-8", errors="replace")
     if total > len(out):
         return text[:MAX_OUTPUT] + f"\n[output truncated: {total} bytes, showing the first {MAX_OUTPUT} characters]"

@@ -10,7 +10,8 @@ from typing import Any
 
 from agenttools.errors import ArgumentsError, ToolFailure, UnknownToolError
 
-__all__ = ["CLOC_USAGE", "DESCRIPTIONS", "MAX_OUTPUT", "PARAMETERS", "cap", "fail", "go_json", "render_error"]
+__all__ = ["CLOC_USAGE", "DESCRIPTIONS", "MAX_OUTPUT", "PARAMETERS", "cap", "fail", "go_errno", "go_json",
+           "render_error"]
 
 MAX_OUTPUT = 1024 * 1024
 """Most characters of a tool's output the model is shown."""
@@ -95,6 +96,12 @@ def render_error(tool: str, error: BaseException) -> str:
     if isinstance(error, UnknownToolError):
         return f"Error: tool not found: {error.name}"
     return f"Error: {error}"
+
+
+def go_errno(error: OSError) -> str:
+    """An OS error as Go's ``syscall.Errno`` words it: ``no such file or directory``, ``not a directory``."""
+    text = error.strerror or str(error)
+    return text[:1].lower() + text[1:]
 
 
 def go_json(value: Any) -> str:

@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 import urllib.parse
 from typing import Any
 
@@ -13,7 +14,7 @@ from agenttools import files, web
 from agenttools._text import atomic_write
 from agenttools.errors import AgentToolsError
 from agenttools.toolsets.coder.state import State, resolve, write_own_file
-from agenttools.toolsets.coder.texts import fail
+from agenttools.toolsets.coder.texts import fail, go_errno, go_json
 
 __all__ = ["cache_name", "html_to_markdown", "web_fetch"]
 
@@ -54,32 +55,62 @@ def web_fetch(state: State, args: dict[str, Any]) -> str:
     return json.dumps({"path": rel, "statusCode": result.status, "contentType": raw_type}, ensure_ascii=False)
 
 
+def _go_ext(path: str) -> str:
+    """Go's ``filepath.Ext``: from the last dot of the last element (``.bashrc`` is all extension), or ``""``."""
+    name = path.rsplit("/", 1)[-1]
+    dot = name.rfind(".")
+    return name[dot:] if dot >= 0 else ""
+
+
+# html-to-markdown v2's base plugin removes these elements whole (plugin/base/base.go); scripts and styles are
+# already dropped by web.html_to_markdown
+_REMOVED = ("head", "link", "meta", "iframe", "noscript", "input", "textarea")
+
+
+def _convert(html: str) -> str:
+    try:
+        from bs4 import BeautifulSoup
+    except ImportError:  # pragma: no cover - exercised without the extra
+        raise fail("html_to_markdown needs the 'web' extra: pip install 'agenttools[web]'") from None
+    soup = BeautifulSoup(web.strip_scripts(html), "html.parser")
+    for element in soup.find_all(_REMOVED):
+        element.decompose()
+    try:
+        markdown = web.html_to_markdown(str(soup))
+    except ImportError as exc:  # pragma: no cover - exercised without the extra
+        raise fail(str(exc)) from None
+    return markdown.strip()  # the converter's bytes.TrimSpace: no newline at the end
+
+
 def html_to_markdown(state: State, args: dict[str, Any]) -> str:
     """``html_to_markdown``: convert an HTML file to Markdown next to it."""
     path = args["path"]
     if not path:
         raise fail("path cannot be empty")
     real = resolve(state, path)
-    if not os.path.isfile(real):
-        raise fail(f"input file does not exist: {path}")
-    stem, ext = os.path.splitext(path)
-    out_path = (stem if ext else path) + ".md"
+    try:
+        mode = os.stat(real).st_mode
+    except FileNotFoundError:
+        raise fail(f"input file does not exist: {path}") from None
+    except OSError as exc:  # os.Stat's other errors fall through to os.ReadFile upstream
+        raise fail(f"failed to read HTML file: open {path}: {go_errno(exc)}") from None
+    if stat.S_ISDIR(mode):
+        raise fail(f"failed to read HTML file: read {path}: is a directory")
+    ext = _go_ext(path)
+    out_path = (path[:-len(ext)] if ext else path) + ".md"
     out_real = resolve(state, out_path)
     ws = state.workspace
     if ws.protected_by(out_real) is not None or ws.protected_by(os.path.join(state.root, out_path)) is not None:
         raise fail(f"path not allowed: {out_path} (inside git metadata)")
     try:  # opened without blocking, fstat-checked and bounded by max_file_size
         html = files.read_bytes(ws, real).decode("utf-8", errors="replace")
-    except AgentToolsError as exc:
+    except AgentToolsError as exc:  # a FIFO or a file over max_file_size: our own refusals, in our own words
         raise fail(f"cannot read {path}: {exc}") from None
     except OSError as exc:
-        raise fail(f"cannot read {path}: {exc.strerror or exc}") from None
-    try:
-        markdown = web.html_to_markdown(html)
-    except ImportError as exc:
-        raise fail(str(exc)) from None
+        raise fail(f"failed to read HTML file: read {path}: {go_errno(exc)}") from None
+    markdown = _convert(html)
     try:
         atomic_write(out_real, markdown.encode("utf-8"), mode=0o644, root=ws.root_of(out_real))
     except OSError as exc:
-        raise fail(f"cannot write {out_path}: {exc.strerror or exc}") from None
-    return json.dumps({"inputPath": path, "outputPath": out_path, "success": True}, separators=(",", ":"))
+        raise fail(f"failed to write markdown file: open {out_path}: {go_errno(exc)}") from None
+    return go_json({"inputPath": path, "outputPath": out_path, "success": True})
