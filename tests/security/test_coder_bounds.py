@@ -194,7 +194,7 @@ def test_cloc_skips_files_over_max_file_size_unread(root, monkeypatch):
     monkeypatch.setattr("agenttools.stats.read_fd", spy, raising=False)
     reg = agenttools.toolset("coder", root=str(root), max_file_size=100_000)
     out = reg.call("cloc", {"args": "."}).text
-    assert "       1 files ignored. (1 over max_file_size, not read)" in out.splitlines()
+    assert "       1 file ignored. (1 over max_file_size, not read)" in out.splitlines()
     assert "Python                           1              0              0              1" in out.splitlines()
     assert max(read) < 100_000
     data = json.loads(reg.call("cloc", {"args": "--json ."}).text)
