@@ -108,8 +108,8 @@ class TodoList:
                                      + ", ".join(PRIORITIES))
             if status == "in_progress":
                 in_progress += 1
-            content = str(_field(raw, "content") or "").strip()
-            if not content:
+            content = str(_field(raw, "content") or "")
+            if not content.strip():  # blank is refused; anything else is kept as given
                 raise ToolInputError(f"todo content cannot be empty for todo {index}")
             items.append(TodoItem(id=item_id, content=content, status=status, priority=priority))
         if in_progress > 1:

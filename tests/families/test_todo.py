@@ -24,7 +24,7 @@ def test_the_vocabulary():
 def test_replace_validates_numbers_and_keeps_ids():
     todos = TodoList()
     items = todos.replace([_todo(" write tests ", "in_progress", "high"), _todo("ship", id="own")])
-    assert items == (TodoItem(id="task-1", content="write tests", status="in_progress", priority="high"),
+    assert items == (TodoItem(id="task-1", content=" write tests ", status="in_progress", priority="high"),
                      TodoItem(id="own", content="ship", status="pending", priority="low"))
     assert todos.items == items
     again = todos.replace([_todo("again", "completed", "medium"), _todo("more", id="")])  # "" asks for a number
@@ -181,3 +181,11 @@ def test_a_symlink_refused_by_atomic_write_is_named_as_one(tmp_path):
         atomic_write(str(tmp_path / "link"), b"x")
     assert refused.value.errno == errno.ELOOP
     assert not (tmp_path / "elsewhere").exists()
+
+
+def test_content_is_kept_as_given_and_only_blank_content_is_refused():
+    todos = TodoList()
+    (item,) = todos.replace([{"content": "  indented\n", "status": "pending", "priority": "low"}])
+    assert item.content == "  indented\n"
+    with pytest.raises(ToolInputError, match="todo content cannot be empty for todo 1"):
+        todos.replace([{"content": " \t\n", "status": "pending", "priority": "low"}])

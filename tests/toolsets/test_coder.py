@@ -306,7 +306,7 @@ def test_todos(reg, root):
         '{"output":"Successfully updated 2 todos","title":"Updated todo list with 1 active todos"}')
     assert call(reg, "todoread") == (
         '{"output":"[{\\"id\\":\\"task-1\\",\\"content\\":\\"Do this task\\",\\"status\\":\\"pending\\",'
-        '\\"priority\\":\\"medium\\"},{\\"id\\":\\"x\\",\\"content\\":\\"second\\",\\"status\\":\\"completed\\",'
+        '\\"priority\\":\\"medium\\"},{\\"id\\":\\"x\\",\\"content\\":\\"  second  \\",\\"status\\":\\"completed\\",'
         '\\"priority\\":\\"low\\"}]","title":"1 todos"}')
     (saved,) = (root / ".agent" / "sessions").glob("*/todos.json")
     assert json.loads(saved.read_text())["todos"][0]["id"] == "task-1"
