@@ -7,16 +7,23 @@ given to whoever sends (a toolset's ``channels={...}``); there is no global regi
 
 from __future__ import annotations
 
+import functools
 import json
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Mapping
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import attrs
 
 from agenttools._display import MarkdownRepr
+from agenttools._lazy import lazy_module
 from agenttools.errors import ChannelNotFoundError, SendError
+
+if TYPE_CHECKING:
+    import urllib.error as urllib_error
+    import urllib.request as urllib_request
+else:  # 20 ms of imports (http.client, ssl, email) that only a webhook needs
+    urllib_error = lazy_module("urllib.error")
+    urllib_request = lazy_module("urllib.request")
 
 __all__ = ["Channel", "ChannelNotFoundError", "SendError", "SentMessage", "WebhookChannel", "send_message"]
 
@@ -64,25 +71,29 @@ class WebhookChannel:
         if not self.url.startswith(("http://", "https://")):
             raise OSError(f"webhook URL must be http or https: {self.url}")
         body = json.dumps({"chat_id": chat_id, "content": content}, ensure_ascii=False).encode("utf-8")
-        request = urllib.request.Request(self.url, data=body, method="POST",  # noqa: S310 - scheme checked above
+        request = urllib_request.Request(self.url, data=body, method="POST",  # the scheme is checked above
                                          headers={"Content-Type": "application/json", **self.headers})
         try:
-            with _OPENER.open(request, timeout=self.timeout) as response:
+            with _opener().open(request, timeout=self.timeout) as response:
                 response.read()
-        except urllib.error.HTTPError as exc:
+        except urllib_error.HTTPError as exc:
             exc.close()
             raise OSError(f"webhook answered {exc.code} {exc.reason}") from None
 
 
-class _NoRedirects(urllib.request.HTTPRedirectHandler):
-    """Answers a redirect as the error status it is: followed, it would turn the POST into a bodiless GET."""
+@functools.cache
+def _opener() -> urllib_request.OpenerDirector:
+    """The webhook client: the environment's proxy settings (``https_proxy``, ``no_proxy``) apply, redirects do not.
 
-    def redirect_request(self, *args: object, **kwargs: object) -> None:
-        return None
+    Followed, a redirect would turn the POST into a bodiless GET; it is answered as the error status it is.
+    """
 
+    class NoRedirects(urllib_request.HTTPRedirectHandler):
+        def redirect_request(self, *args: object, **kwargs: object) -> None:
+            return None
 
-# The environment's proxy settings (``https_proxy``, ``no_proxy``) apply, as they do to every HTTP client.
-_OPENER = urllib.request.build_opener(_NoRedirects())
+    return urllib_request.build_opener(NoRedirects())
+
 
 ChannelLike = Channel | Callable[[str, str], object]
 
