@@ -1,9 +1,11 @@
 from __future__ import annotations
 
 import contextlib
+import http.server
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -179,3 +181,55 @@ def http_mcp_server(toolset: str, root: Path) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+class StaticSite:
+    """Loopback HTTP servers answering GET from ``routes`` (path -> (status, headers, body); 404 otherwise),
+    recording each request's headers in ``seen``."""
+
+    def __init__(self) -> None:
+        self.routes: dict[str, tuple[int, dict[str, str], bytes]] = {}
+        self.seen: list[dict[str, str]] = []
+        self._servers: list[http.server.ThreadingHTTPServer] = []
+        self.port = 0
+        """The port of the first server started."""
+
+    def start(self, host: str = "127.0.0.1") -> int:
+        """Serve on ``host`` (any loopback address); the port."""
+        site = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                site.seen.append(dict(self.headers.items()))
+                status, headers, body = site.routes.get(self.path.split("?")[0],
+                                                        (404, {"Content-Type": "text/plain"}, b"no"))
+                self.send_response(status)
+                for key, value in headers.items():
+                    self.send_header(key, value)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        server = http.server.ThreadingHTTPServer((host, 0), Handler)
+        server.daemon_threads = True
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        self._servers.append(server)
+        port = int(server.server_address[1])
+        self.port = self.port or port
+        return port
+
+    def close(self) -> None:
+        for server in self._servers:
+            server.shutdown()
+            server.server_close()
+
+
+@pytest.fixture
+def static_site() -> Iterator[StaticSite]:
+    """A :class:`StaticSite`; call ``start()`` for a server and fill ``routes``."""
+    site = StaticSite()
+    yield site
+    site.close()

@@ -18,18 +18,15 @@ docs/toolsets/coder.md). Other deliberate differences are asserted as ours, with
 from __future__ import annotations
 
 import hashlib
-import http.server
 import json
 import os
 import subprocess
-import threading
-from collections.abc import Iterator
 from pathlib import Path
-from typing import ClassVar
 
 import pytest
 
 import agenttools
+from conftest import StaticSite
 
 ERR = "Error: "  # our prefix on upstream's err.Error()
 
@@ -499,52 +496,30 @@ def test_html_to_markdown_paths_and_errors(reg, tmp_path):  # HtmlToMarkdown: fi
 
 # --- web_fetch: web.go, against a server on 127.0.0.1 ----------------------------------------------------------------
 
-class _Site(http.server.BaseHTTPRequestHandler):
-    routes: ClassVar[dict[str, tuple[int, dict[str, str], bytes]]] = {}
-    seen: ClassVar[list[dict[str, str]]] = []
-
-    def do_GET(self) -> None:
-        type(self).seen.append(dict(self.headers.items()))
-        status, headers, body = type(self).routes.get(self.path, (404, {"Content-Type": "text/plain"}, b"no"))
-        self.send_response(status)
-        for key, value in headers.items():
-            self.send_header(key, value)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
 @pytest.fixture
-def site() -> Iterator[int]:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Site)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield int(server.server_address[1])
-    server.shutdown()
-    server.server_close()
-    _Site.routes, _Site.seen = {}, []
+def site(static_site: StaticSite) -> StaticSite:
+    static_site.start()
+    return static_site
 
 
 def test_web_fetch(tmp_path, site):
-    _Site.routes = {"/Docs/Page": (200, {"Content-Type": "text/html; charset=utf-8"}, b"<h1>Hi</h1>"),
+    site.routes = {"/Docs/Page": (200, {"Content-Type": "text/html; charset=utf-8"}, b"<h1>Hi</h1>"),
                     "/feed": (200, {"Content-Type": "application/rss+xml"}, b"<rss/>"),
                     "/notes": (200, {"Content-Type": "text/markdown"}, b"# x")}
     with agenttools.toolset("coder", root=str(tmp_path), allow_private_network=True) as reg:
-        url = f"http://127.0.0.1:{site}/Docs/Page"
+        url = f"http://127.0.0.1:{site.port}/Docs/Page"
         # generateFilename: host and lower-cased path, "/" -> "_", sha256(url)[:8], [^a-z0-9_.] -> "_"
-        name = f"127.0.0.1_{site}_docs_page_{hashlib.sha256(url.encode()).hexdigest()[:8]}.html"
+        name = f"127.0.0.1_{site.port}_docs_page_{hashlib.sha256(url.encode()).hexdigest()[:8]}.html"
         assert call(reg, "web_fetch", url=url) == (
             f'{{"path": ".agent/cache/webfetch/{name}", "statusCode": 200, '
             '"contentType": "text/html; charset=utf-8"}')
         assert (tmp_path / ".agent" / "cache" / "webfetch" / name).read_bytes() == b"<h1>Hi</h1>"
-        assert _Site.seen[0]["User-Agent"] == "Mozilla/5.0 WebFetch Tool"
-        assert _Site.seen[0]["Accept"] == "text/*, application/json, application/xml, application/xhtml+xml"
-        assert json.loads(call(reg, "web_fetch", url=f"http://127.0.0.1:{site}/notes"))["path"].endswith(".txt")
-        assert call(reg, "web_fetch", url=f"http://127.0.0.1:{site}/feed") == (
+        assert site.seen[0]["User-Agent"] == "Mozilla/5.0 WebFetch Tool"
+        assert site.seen[0]["Accept"] == "text/*, application/json, application/xml, application/xhtml+xml"
+        assert json.loads(call(reg, "web_fetch", url=f"http://127.0.0.1:{site.port}/notes"))["path"].endswith(".txt")
+        assert call(reg, "web_fetch", url=f"http://127.0.0.1:{site.port}/feed") == (
             ERR + "unsupported content type: application/rss+xml")
-        assert call(reg, "web_fetch", url=f"http://127.0.0.1:{site}/gone") == (
+        assert call(reg, "web_fetch", url=f"http://127.0.0.1:{site.port}/gone") == (
             ERR + "HTTP request failed with status code: 404")
         assert call(reg, "web_fetch", url="file:///etc/passwd") == ERR + "URL must start with http:// or https://"
 

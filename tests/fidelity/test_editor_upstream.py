@@ -32,6 +32,7 @@ import pytest
 import agenttools
 from agenttools.errors import ConfigError
 from agenttools.workspace import parse_size
+from conftest import gone
 
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(100)  # view_test.go TestViewImageDetection: the magic and 100 zero bytes
 LINK = "->"  # a files entry ("->", target) is a symlink
@@ -709,15 +710,7 @@ def test_closed_session_refuses_tasks(tmp_path):
     assert (out.text, out.is_error) == ("[BASH_TASK_LIMIT] could not add background task: session is closed", True)
     out = reg.call("task_output", {"task_id": task})
     assert (out.text, out.is_error) == (f"[BASH_TASK_NOT_FOUND] task not found: {task}", True)
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            break
-        time.sleep(0.05)
-    with pytest.raises(ProcessLookupError):
-        os.kill(pid, 0)
+    assert gone(pid)
 
 
 def test_sessions_are_isolated(tmp_path):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import http.server
 import json
 import os
 import random
@@ -10,10 +9,8 @@ import re
 import shutil
 import socket
 import subprocess
-import threading
 import time
 from pathlib import Path
-from typing import ClassVar
 
 import pytest
 
@@ -22,6 +19,7 @@ from agenttools import web
 from agenttools.toolsets.coder.gostr import unescape_go_string
 from agenttools.toolsets.coder.web import cache_name
 from agenttools.web import strip_scripts
+from conftest import StaticSite
 
 
 @pytest.fixture
@@ -340,42 +338,14 @@ def test_todo_bad_json(reg):
 
 # --- web -------------------------------------------------------------------------------------------------------
 
-class _Site(http.server.BaseHTTPRequestHandler):
-    routes: ClassVar[dict[str, tuple[int, dict[str, str], bytes]]] = {}
-
-    def do_GET(self) -> None:
-        status, headers, body = type(self).routes.get(self.path.split("?")[0], (404, {}, b"missing"))
-        self.send_response(status)
-        for key, value in headers.items():
-            self.send_header(key, value)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
 @pytest.fixture
-def site():
-    servers = []
-
-    def start(host: str) -> int:
-        server = http.server.ThreadingHTTPServer((host, 0), _Site)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        servers.append(server)
-        return int(server.server_address[1])
-
-    yield start
-    for server in servers:
-        server.shutdown()
-        server.server_close()
-    _Site.routes = {}
+def site(static_site: StaticSite) -> StaticSite:
+    return static_site
 
 
 def test_web_fetch_and_cache(root, site):
-    port = site("127.0.0.1")
-    _Site.routes = {"/page": (200, {"Content-Type": "text/html; charset=utf-8"}, b"<h1>Hi</h1>"),
+    port = site.start("127.0.0.1")
+    site.routes = {"/page": (200, {"Content-Type": "text/html; charset=utf-8"}, b"<h1>Hi</h1>"),
                     "/data": (200, {"Content-Type": "application/json"}, b'{"a": 1}'),
                     "/bin": (200, {"Content-Type": "image/png"}, b"\x89PNG"),
                     "/moved": (302, {"Location": "/page"}, b"")}
@@ -395,8 +365,8 @@ def test_web_fetch_and_cache(root, site):
 
 
 def test_private_addresses_refused_by_default(root, site):
-    port = site("127.0.0.1")
-    _Site.routes = {"/page": (200, {"Content-Type": "text/plain"}, b"secret")}
+    port = site.start("127.0.0.1")
+    site.routes = {"/page": (200, {"Content-Type": "text/plain"}, b"secret")}
     reg = agenttools.toolset("coder", root=str(root))
     assert call(reg, "web_fetch", url=f"http://127.0.0.1:{port}/page") == (
         "Error: refusing to connect to 127.0.0.1 (127.0.0.1): a loopback, private, link-local or reserved address")
@@ -406,9 +376,9 @@ def test_private_addresses_refused_by_default(root, site):
 
 def test_redirect_to_a_private_address_is_refused(root, site, monkeypatch):
     """127.0.0.2 plays a public host; its redirect to 127.0.0.1 must be refused on the second hop."""
-    public_port = site("127.0.0.2")
-    private_port = site("127.0.0.1")
-    _Site.routes = {"/go": (302, {"Location": f"http://127.0.0.1:{private_port}/secret"}, b""),
+    public_port = site.start("127.0.0.2")
+    private_port = site.start("127.0.0.1")
+    site.routes = {"/go": (302, {"Location": f"http://127.0.0.1:{private_port}/secret"}, b""),
                     "/secret": (200, {"Content-Type": "text/plain"}, b"metadata"),
                     "/ok": (200, {"Content-Type": "text/plain"}, b"fine")}
     real_public = web._public
@@ -437,8 +407,8 @@ def test_address_policy(address, public):
 
 
 def test_body_cap_and_timeout(root, site):
-    port = site("127.0.0.1")
-    _Site.routes = {"/big": (200, {"Content-Type": "text/plain"}, b"x" * 5000)}
+    port = site.start("127.0.0.1")
+    site.routes = {"/big": (200, {"Content-Type": "text/plain"}, b"x" * 5000)}
     reg = agenttools.toolset("coder", root=str(root), allow_private_network=True, max_file_size=1000)
     assert call(reg, "web_fetch", url=f"http://127.0.0.1:{port}/big") == "Error: response body exceeds 1000 bytes"
 

@@ -13,6 +13,7 @@ import pytest
 import agenttools
 from agenttools import ImageBlock
 from agenttools.toolsets.editor.texts import DESCRIPTIONS, PARAMETERS
+from conftest import gone
 
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(20)
 JPEG = b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + bytes(20)
@@ -417,15 +418,7 @@ def test_background_tasks_die_with_the_interpreter(root):
     )
     subprocess.run([sys.executable, "-c", script], check=True, timeout=60)
     pid = int((root / "orphan.pid").read_text())
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            break
-        time.sleep(0.05)
-    with pytest.raises(ProcessLookupError):
-        os.kill(pid, 0)
+    assert gone(pid)
 
 
 def test_bash_streams_read_line_by_line_as_upstream(reg):
