@@ -17,6 +17,7 @@ import argparse
 import os
 import platform
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -40,10 +41,16 @@ BIG = "big/big10mb.txt"
 
 @dataclass(frozen=True)
 class Pair:
-    """Seconds per run of ours and of the reference (None: no reference), round by round."""
+    """Seconds per run of ours and of the reference (None: no reference), round by round: wall-clock and CPU.
+
+    CPU seconds are user + system time of this process and of the processes it waited for (ripgrep included), so
+    they count the work done whatever else the machine runs; wall-clock seconds are what a caller waits.
+    """
 
     ours: list[float]
     ref: list[float] | None = None
+    ours_cpu: list[float] = field(default_factory=list)
+    ref_cpu: list[float] = field(default_factory=list)
 
     @property
     def ratios(self) -> list[float]:
@@ -54,21 +61,35 @@ class Pair:
     def ratio(self) -> float:
         return statistics.median(self.ratios)
 
+    @property
+    def cpu_ratio(self) -> float | None:
+        if not self.ref_cpu or not all(self.ref_cpu):
+            return None
+        return statistics.median(a / b for a, b in zip(self.ours_cpu, self.ref_cpu, strict=True))
+
+
+def cpu_seconds() -> float:
+    """User + system seconds of this process and of its children that were waited for."""
+    mine, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return mine.ru_utime + mine.ru_stime + children.ru_utime + children.ru_stime
+
 
 def paired(ours: Callable[[], Any], ref: Callable[[], Any] | None, rounds: int) -> Pair:
     """Warm both up, then time them in turn ``rounds`` times, alternating which one goes first."""
     ours()
     if ref is not None:
         ref()
-    a: list[float] = []
-    b: list[float] = []
+    samples: dict[int, tuple[list[float], list[float]]] = {0: ([], []), 1: ([], [])}
     for index in range(rounds):
-        steps = [(ours, a), (ref, b)] if ref is not None else [(ours, a)]
-        for fn, samples in steps if index % 2 == 0 else reversed(steps):
-            start = time.perf_counter()
+        steps = [(0, ours), (1, ref)] if ref is not None else [(0, ours)]
+        for side, fn in steps if index % 2 == 0 else reversed(steps):
+            cpu, start = cpu_seconds(), time.perf_counter()
             fn()  # type: ignore[misc]
-            samples.append(time.perf_counter() - start)
-    return Pair(ours=a, ref=b if ref is not None else None)
+            wall = time.perf_counter() - start
+            samples[side][0].append(wall)
+            samples[side][1].append(cpu_seconds() - cpu)
+    return Pair(ours=samples[0][0], ours_cpu=samples[0][1], ref=samples[1][0] if ref is not None else None,
+                ref_cpu=samples[1][1])
 
 
 def run_process(argv: list[str], cwd: str | None = None) -> Callable[[], Any]:
@@ -151,7 +172,8 @@ def ratio_cell(pair: Pair) -> str:
     if pair.ref is None:
         return "—"
     ratios = pair.ratios
-    return f"**{pair.ratio:.2f}x** ({min(ratios):.2f}-{max(ratios):.2f})"
+    cpu = pair.cpu_ratio
+    return f"**{pair.ratio:.2f}x** ({min(ratios):.2f}-{max(ratios):.2f})" + (f"; CPU {cpu:.2f}x" if cpu else "")
 
 
 # --- the figures -------------------------------------------------------------------------------------------------
@@ -258,7 +280,8 @@ def fixed_figures(corpus: str, rg: str, rounds: int, floods: bool) -> Report:
     reg_call = lambda: [reg.call("echo", {"a": 1}) for _ in range(n)]  # noqa: E731
     direct = lambda: [echo(1) for _ in range(n)]  # noqa: E731
     pair = paired(reg_call, direct, rounds)
-    per_call = Pair(ours=[s / n for s in pair.ours], ref=[s / n for s in pair.ref or []])
+    per_call = Pair(ours=[s / n for s in pair.ours], ref=[s / n for s in pair.ref or []],
+                    ours_cpu=[s / n for s in pair.ours_cpu], ref_cpu=[s / n for s in pair.ref_cpu])
     overhead = statistics.median(a - b for a, b in zip(per_call.ours, per_call.ref or [], strict=True))
     report.add("Registry.call on a trivial tool (vs calling the function)", per_call,
                "overhead <= 20 us", f"overhead {overhead * 1e6:.1f} us per call", unit="us")
@@ -311,7 +334,8 @@ def count_files(corpus: str) -> int:
 
 
 def print_table(rows: list[Row]) -> None:
-    print("| figure | agenttools, median (min-max) | reference, median (min-max) | ratio (min-max) | goal | result |")
+    print("| figure | agenttools, median (min-max) | reference, median (min-max) | ratio (min-max); CPU ratio | goal "
+          "| result |")
     print("|---|---|---|---|---|---|")
     for row in rows:
         if row.text is not None:
@@ -334,13 +358,17 @@ def print_growth(labels: list[str], reports: list[Report]) -> None:
             if pair.ref is None:
                 cells.append(f"{ours} ms")
             else:
-                cells.append(f"{ours} / {scaled(statistics.median(pair.ref), 'ms')} ms = **{pair.ratio:.2f}x**")
+                cpu = f" (CPU {pair.cpu_ratio:.2f}x)" if pair.cpu_ratio else ""
+                cells.append(f"{ours} / {scaled(statistics.median(pair.ref), 'ms')} ms = **{pair.ratio:.2f}x**{cpu}")
         a, b = pairs[0], pairs[-1]
         assert a is not None
         assert b is not None
         growth = f"{statistics.median(b.ours) / statistics.median(a.ours):.2f}x"
         if a.ref and b.ref:
             growth += f" / {statistics.median(b.ref) / statistics.median(a.ref):.2f}x"
+        if a.ref_cpu and b.ref_cpu and all(a.ref_cpu):
+            growth += (f" (CPU {statistics.median(b.ours_cpu) / statistics.median(a.ours_cpu):.2f}x / "
+                       f"{statistics.median(b.ref_cpu) / statistics.median(a.ref_cpu):.2f}x)")
         print(f"| {first.figure} | " + " | ".join(cells) + f" | {growth} |")
 
 
@@ -388,7 +416,8 @@ def main() -> None:
     print_table(reports[0].rows + fixed.rows)
     if len(corpora) > 1:
         print()
-        print("Growth with the tree (medians; agenttools / reference = ratio):")
+        print("Growth with the tree (medians of wall-clock time; agenttools / reference = ratio; CPU: the median "
+              "ratio of CPU time):")
         print()
         for corpus, label in zip(corpora, labels, strict=True):
             print(f"- {label}: {corpus}")
