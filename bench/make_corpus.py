@@ -1,7 +1,14 @@
-"""Build the benchmark corpus: a deterministic synthetic source tree in a git repository, or real repositories.
+"""Build the benchmark corpus: real repositories at pinned commits laid out as one monorepo, or a synthetic tree.
 
+    python bench/make_corpus.py DEST --preset monorepo [--mirror-dir DIR] [--copies N]
+    python bench/make_corpus.py DEST --from-git URL_OR_PATH[@COMMIT] [...] [--mirror-dir DIR] [--copies N]
     python bench/make_corpus.py DEST [--scale N] [--seed S]
-    python bench/make_corpus.py DEST --from-git URL_OR_PATH[@COMMIT] [URL_OR_PATH[@COMMIT] ...]
+
+Real mode checks each repository out at its commit into DEST/<name> (without its ``.git``; ``--preset monorepo`` is
+numpy, sympy, git and scipy, pinned; ``--mirror-dir`` takes them from local mirrors instead of GitHub), writes
+``big/big10mb.txt`` (``bench/run.py`` reads line ranges from it), copies the whole tree into ``copy1/`` ...
+``copy<N-1>/`` for ``--copies N``, and makes DEST one git repository with everything committed, so that each
+repository's ``.gitignore`` files apply to its subdirectory as in a monorepo.
 
 Synthetic mode (the default) writes a monorepo of about 10,000 committed files per unit of ``--scale``: a Python
 package tree, a C extension (sources and headers), JavaScript packages, Markdown docs and JSON data, with realistic
@@ -9,14 +16,10 @@ line lengths and vocabulary (``self`` and ``while`` everywhere, the literal ``Py
 files). Its ``.gitignore`` files look like real projects': a root file of 240-280 lines and subproject files of
 100-200 lines of wildcard rules (``*.py[cod]``, ``*.so``, ``/build-*/``, ``**/node_modules/``, negations, anchored
 paths), a few small ones deeper down, and ignored build trees that match them (``node_modules``, ``build-*``,
-``__pycache__``, a virtualenv, ...). There are big files (``big/big10mb.txt``, 10 MiB of log lines that
-``bench/run.py`` reads line ranges from; a minified bundle; a large JSON fixture), binaries, and symlinks to files
-and directories inside the tree. Everything not ignored is committed with fixed names and dates, so the same
-arguments give the same bytes and the same commit.
+``__pycache__``, a virtualenv, ...). There are big files (``big/big10mb.txt``, 10 MiB of log lines; a minified
+bundle; a large JSON fixture), binaries, and symlinks to files and directories inside the tree.
 
-``--from-git`` instead clones each repository (a URL, or a local path) into DEST/<name> and checks out the pinned
-commit; a local directory that is not a git repository is copied. ``big/big10mb.txt`` is written next to them, as
-``bench/run.py`` needs it.
+Both modes commit with fixed names and dates, so the same arguments give the same bytes and the same commit.
 """
 
 from __future__ import annotations
@@ -840,10 +843,23 @@ def git(*args: str, cwd: Path, isolated: bool = True) -> str:
     return done.stdout
 
 
-def commit(dest: Path) -> None:
+def commit(dest: Path, message: str = "Synthetic benchmark corpus") -> None:
+    """Make ``dest`` one repository and commit everything its ignore rules keep, with fixed names and dates."""
     git("init", "-q", cwd=dest)
     git("add", "-A", cwd=dest)
-    git("commit", "-q", "-m", "Synthetic benchmark corpus", cwd=dest)
+    git("commit", "-q", "-m", message, cwd=dest)
+
+
+# Real repositories, pinned: a Python/C monorepo's worth of numpy, sympy, git and scipy (about 12,200 files and 46
+# .gitignore files together). ``--mirror-dir`` finds them in local mirrors when the machine cannot reach GitHub.
+PRESETS: dict[str, tuple[str, ...]] = {
+    "monorepo": (
+        "https://github.com/numpy/numpy@1f90bbb55e65e7de68921bc3f1a2d94492fdf689",
+        "https://github.com/sympy/sympy@e950d313a932bc6cccbc95376b3821cd2f8b5af4",
+        "https://github.com/git/git@1a3e64c6c4a623626ff0687008732a8e007e2a1c",
+        "https://github.com/scipy/scipy@3dbf660a919b1479cdf30d533176053b428d08d3",
+    ),
+}
 
 
 def split_source(source: str) -> tuple[str, str | None]:
@@ -856,29 +872,108 @@ def split_source(source: str) -> tuple[str, str | None]:
     return source, None
 
 
-def from_git(dest: Path, sources: list[str], seed: int) -> None:
-    """Clone (or, for a directory that is not a repository, copy) each source into ``dest/<name>``."""
-    for source in sources:
-        location, revision = split_source(source)
-        name = Path(location.rstrip("/")).name.removesuffix(".git") or "repo"
-        target, n = dest / name, 1
-        while target.exists():
-            n += 1
-            target = dest / f"{name}-{n}"
-        local = Path(location).expanduser().resolve()
-        if local.is_dir() and not (local / ".git").exists() and revision is None:
-            shutil.copytree(local, target, symlinks=True)
-            print(f"{source}: copied to {target}")
-            continue
-        # the user's configuration applies (credentials, proxies, URL rewrites)
-        git("clone", "-q", "--", str(local) if local.is_dir() else location, str(target), cwd=dest, isolated=False)
+def _is_git_dir(path: Path) -> bool:
+    """A repository: a work tree with ``.git``, or a bare git directory."""
+    return (path / ".git").exists() or ((path / "HEAD").is_file() and (path / "objects").is_dir())
+
+
+def in_mirror(mirror_dir: Path, location: str) -> Path | None:
+    """The local copy of the repository at URL ``location`` under ``mirror_dir``, or None.
+
+    Tried in order, for ``https://github.com/OWNER/NAME``: ``OWNER+NAME/repo``, ``OWNER+NAME``, ``OWNER/NAME``,
+    ``OWNER/NAME.git``, ``NAME``, ``NAME.git`` (bare git directories or clones).
+    """
+    parts = location.rstrip("/").removesuffix(".git").replace(":", "/").split("/")
+    name = parts[-1]
+    owner = parts[-2] if len(parts) > 1 else ""
+    candidates = [f"{owner}+{name}/repo", f"{owner}+{name}", f"{owner}/{name}", f"{owner}/{name}.git", name,
+                  f"{name}.git"]
+    for candidate in candidates:
+        path = mirror_dir / candidate
+        if _is_git_dir(path):
+            return path
+    return None
+
+
+def export(dest: Path, source: str, mirror_dir: Path | None) -> tuple[str, str]:
+    """Check ``source`` out at its commit into ``dest/<name>`` without its ``.git``; return (directory, commit).
+
+    A repository is cloned (``--shared`` when local: its objects are read in place, never written) and checked out
+    with ``--detach``, so the tree holds the committed files, not a clone's uncommitted edits; a local directory
+    that is not a repository is copied as is. Symlinks are kept.
+    """
+    location, revision = split_source(source)
+    name = Path(location.rstrip("/")).name.removesuffix(".git") or "repo"
+    parent = Path(location.rstrip("/")).parent.name
+    if name == "repo" and "+" in parent:  # a mirror laid out as OWNER+NAME/repo
+        name = parent.split("+", 1)[1]
+    target, n = dest / name, 1
+    while target.exists():
+        n += 1
+        target = dest / f"{name}-{n}"
+    local = Path(location).expanduser()
+    if not local.exists() and mirror_dir is not None:
+        found = in_mirror(mirror_dir, location)
+        if found is None:
+            sys.exit(f"make_corpus: {location} is not under {mirror_dir} (tried OWNER+NAME/repo, OWNER/NAME, NAME)")
+        local = found
+    if local.is_dir() and not _is_git_dir(local):
         if revision is not None:
-            git("checkout", "-q", "--detach", revision, cwd=target, isolated=False)
-        head = git("rev-parse", "HEAD", cwd=target, isolated=False).strip()
-        print(f"{source}: cloned to {target} at {head}")
+            sys.exit(f"make_corpus: {location} is not a git repository, it has no commit {revision}")
+        shutil.copytree(local, target, symlinks=True)
+        return target.name, "(copied)"
+    origin = str(local.resolve()) if local.exists() else location
+    # a URL takes the user's configuration (credentials, proxies, URL rewrites); a local clone takes none
+    remote = not local.exists()
+    git("clone", "-q", "--no-checkout", *(() if remote else ("--shared",)), "--", origin, str(target), cwd=dest,
+        isolated=not remote)
+    git("-c", "core.symlinks=true", "checkout", "-q", "--detach", revision or "HEAD", cwd=target,
+        isolated=not remote)
+    head = git("rev-parse", "HEAD", cwd=target).strip()
+    if revision is not None and len(revision) == 40 and head != revision.lower():
+        sys.exit(f"make_corpus: {location} checked out {head}, not {revision}")
+    # a mirror may lack the blobs of its largest files (git then says "unable to read sha1 file" and goes on)
+    staged = git("ls-files", "-s", "-z", cwd=target).split("\0")
+    missing = [entry.split("\t", 1)[1] for entry in staged
+               if entry and not entry.startswith("160000 ")  # submodules stay empty directories
+               and not os.path.lexists(target / entry.split("\t", 1)[1])]
+    if missing:
+        print(f"make_corpus: warning: {location} lacks {len(missing)} committed file(s): {', '.join(missing[:5])}",
+              file=sys.stderr)
+    shutil.rmtree(target / ".git")  # one repository for the whole tree: the monorepo's own .git is at the top
+    return target.name, head
+
+
+def from_git(dest: Path, sources: list[str], seed: int, mirror_dir: Path | None) -> list[tuple[str, str, str]]:
+    """Lay each source out side by side in ``dest`` (see :func:`export`); return (source, directory, commit)."""
+    laid_out = []
+    for source in sources:
+        directory, head = export(dest, source, mirror_dir)
+        print(f"{source}: {directory}/ at {head}", file=sys.stderr, flush=True)
+        laid_out.append((source, directory, head))
     if not (dest / BIG_FILE).exists():  # bench/run.py reads line ranges from it
         (dest / BIG_FILE).parent.mkdir(parents=True, exist_ok=True)
         (dest / BIG_FILE).write_bytes(big_text(seed))
+    return laid_out
+
+
+def replicate(dest: Path, copies: int) -> None:
+    """Copy everything in ``dest`` (but ``.git``) into ``dest/copy1`` ... ``dest/copy<copies-1>``.
+
+    The tree then holds ``copies`` times the files, with the same ignore structure in each copy; regular copies,
+    not hard links, so the page cache holds ``copies`` times the bytes as well.
+    """
+    top = sorted(entry.name for entry in dest.iterdir() if entry.name != ".git")
+    for index in range(1, copies):
+        copy = dest / f"copy{index}"
+        copy.mkdir()
+        for name in top:
+            source = dest / name
+            if source.is_dir() and not source.is_symlink():
+                shutil.copytree(source, copy / name, symlinks=True)
+            else:
+                shutil.copy2(source, copy / name, follow_symlinks=False)
+        print(f"copied the tree into {copy.name}/", file=sys.stderr, flush=True)
 
 
 def summary(dest: Path) -> tuple[int, int, int]:
@@ -902,32 +997,47 @@ def main() -> None:
     parser.add_argument("--scale", type=float, default=1.0,
                         help="synthetic size: 1 is about 10,000 committed files (default 1)")
     parser.add_argument("--seed", type=int, default=1, help="synthetic content seed (default 1)")
-    parser.add_argument("--from-git", nargs="+", metavar="URL_OR_PATH[@COMMIT]",
-                        help="clone these repositories (checked out at COMMIT) instead of writing a synthetic tree")
+    parser.add_argument("--from-git", nargs="+", default=[], metavar="URL_OR_PATH[@COMMIT]",
+                        help="lay these repositories out (checked out at COMMIT) instead of writing a synthetic tree")
+    parser.add_argument("--preset", choices=sorted(PRESETS),
+                        help="pinned real repositories: monorepo = numpy, sympy, git and scipy")
+    parser.add_argument("--mirror-dir", type=Path, metavar="DIR",
+                        help="take repositories named by URL from local mirrors or clones under DIR")
+    parser.add_argument("--copies", type=int, default=1, metavar="N",
+                        help="N times the files: the tree is copied into copy1/ ... copy<N-1>/ (default 1)")
     args = parser.parse_args()
     if args.scale <= 0:
         parser.error("--scale must be positive")
+    if args.copies < 1:
+        parser.error("--copies must be at least 1")
     if args.dest.exists() and (not args.dest.is_dir() or any(args.dest.iterdir())):
         parser.error(f"{args.dest} exists and is not an empty directory")
+    sources = [*(PRESETS[args.preset] if args.preset else ()), *args.from_git]
+    real = bool(sources)
     dest = args.dest.resolve()
     dest.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     expected = 0
+    laid_out: list[tuple[str, str, str]] = []
     try:
-        if args.from_git:
-            from_git(dest, args.from_git, args.seed)
+        if real:
+            laid_out = from_git(dest, sources, args.seed, args.mirror_dir)
+            replicate(dest, args.copies)
+            commit(dest, "Benchmark corpus: " + ", ".join(f"{d} at {h}" for _, d, h in laid_out))
         else:
+            if args.copies > 1:
+                parser.error("--copies is for real repositories; the synthetic corpus grows with --scale")
             expected = synthetic(dest, args.scale, args.seed)
     except subprocess.CalledProcessError as exc:
         sys.exit(f"make_corpus: {' '.join(exc.cmd)} failed with exit status {exc.returncode}")
     files, size, links = summary(dest)
-    print(f"{args.dest}: {files:,} files, {size:,} bytes ({size / (1 << 20):.1f} MiB), {links} symlinks", end="")
-    if not args.from_git:
-        tracked = git("ls-files", "-z", cwd=dest).count("\0")
-        head = git("rev-parse", "--short", "HEAD", cwd=dest).strip()
-        print(f"; {tracked:,} committed (commit {head}), {files + links - tracked:,} ignored", end="")
-    print(f"; {time.monotonic() - started:.1f} s")
-    if not args.from_git and tracked != expected:  # an ignore rule caught a source file, or missed a build file
+    tracked = git("ls-files", "-z", cwd=dest).count("\0")
+    head = git("rev-parse", "--short", "HEAD", cwd=dest).strip()
+    ignores = sum(1 for _, _, names in os.walk(dest) for name in names if name == ".gitignore")
+    print(f"{args.dest}: {files:,} files, {size:,} bytes ({size / (1 << 20):.1f} MiB), {links} symlinks, "
+          f"{ignores} .gitignore files; {tracked:,} committed (commit {head}), {files + links - tracked:,} ignored; "
+          f"{time.monotonic() - started:.1f} s")
+    if not real and tracked != expected:  # an ignore rule caught a source file, or missed a build file
         sys.exit(f"make_corpus: {tracked} paths committed, {expected} expected: check the .gitignore material")
 
 
