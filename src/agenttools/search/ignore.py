@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from agenttools._glob import MAX_PATTERN_CHARS
@@ -45,7 +45,6 @@ ALWAYS_SKIPPED = frozenset({".git"})
 MAX_LINE_CHARS = MAX_PATTERN_CHARS
 """Longest ignore line used (characters, after trailing spaces are trimmed); a longer one is skipped."""
 
-_GROUP_CHARS = 8192  # combined pre-check regexes are compiled in groups about this long, so no compile is long
 
 _POSIX = {  # git's ctype is ASCII-only
     "alnum": "a-zA-Z0-9", "alpha": "a-zA-Z", "blank": " \\t", "cntrl": "\\x00-\\x1f\\x7f", "digit": "0-9",
@@ -74,6 +73,16 @@ def _trim_trailing_spaces(line: str) -> str:
     return line if last_space is None else line[:last_space]
 
 
+@dataclass(frozen=True, slots=True)
+class _Class(CharClass):
+    """A bracket expression, with its members when it is a short list of characters (to test names without regex)."""
+
+    members: str | None = None  # the characters it matches, in order, when not negated and at most _MAX_MEMBERS
+
+
+_MAX_MEMBERS = 16
+
+
 def _wild_class(body: str, i: int) -> tuple[CharClass | None, int]:
     """The bracket expression at ``body[i] == '['`` as wildmatch reads it; None if it can never match."""
     n = len(body)
@@ -82,6 +91,7 @@ def _wild_class(body: str, i: int) -> tuple[CharClass | None, int]:
     if negated:
         j += 1
     items: list[str] = []
+    members: list[str] | None = None if negated else []
     prev: str | None = None  # the previous character, when a '-' after it makes a range
     first = True
     while True:
@@ -97,6 +107,8 @@ def _wild_class(body: str, i: int) -> tuple[CharClass | None, int]:
                 return None, n
             prev = body[j]
             items.append(re.escape(prev))
+            if members is not None:
+                members.append(prev)
         elif ch == "-" and prev is not None and j + 1 < n and body[j + 1] != "]":
             j += 1
             high = body[j]
@@ -107,6 +119,10 @@ def _wild_class(body: str, i: int) -> tuple[CharClass | None, int]:
                 high = body[j]
             if prev <= high:
                 items.append(f"{re.escape(prev)}-{re.escape(high)}")
+                if members is not None:
+                    span = ord(high) - ord(prev)  # prev itself is in already
+                    members = members + [chr(ord(prev) + k) for k in range(1, span + 1)] \
+                        if span < _MAX_MEMBERS else None
             prev = None
         elif ch == "[" and body.startswith(":", j + 1):
             end = body.find("]", j + 2)
@@ -115,19 +131,29 @@ def _wild_class(body: str, i: int) -> tuple[CharClass | None, int]:
             if end - (j + 2) < 1 or body[end - 1] != ":":  # no ":]": the '[' is an ordinary member
                 prev = "["
                 items.append(re.escape(prev))
+                if members is not None:
+                    members.append(prev)
             else:
                 posix = _POSIX.get(body[j + 2:end - 1])
                 if posix is None:
                     return None, n  # an unknown [:name:] aborts the match
                 items.append(posix)
+                members = None  # named classes stay regexes
                 prev = None
                 j = end
         else:
             prev = ch
             items.append(re.escape(ch))
+            if members is not None:
+                members.append(ch)
         j += 1
-    members = "".join(items)
-    return CharClass(f"[^/{members}]" if negated else f"(?!/)[{members}]"), j + 1
+    source = "".join(items)
+    regex = f"[^/{source}]" if negated else f"(?!/)[{source}]"
+    if members is not None:
+        members = list(dict.fromkeys(c for c in members if c != "/"))  # a class never matches '/'
+        if len(members) > _MAX_MEMBERS:
+            members = None
+    return _Class(regex, None if members is None else "".join(members)), j + 1
 
 
 def _wild_tokens(body: str, pathname: bool) -> list[list[Token]] | None:
@@ -197,40 +223,52 @@ def _glued(tokens: list[Token]) -> list[list[Token]]:
 
 
 @dataclass(frozen=True, slots=True)
+class _Shape:
+    """How one alternative of a line is tested on the entries of a directory (see :class:`_Chain`).
+
+    ``kind`` is ``everywhere`` (any directory), ``fixed`` (the directory ``directory`` below the file's),
+    ``pattern`` (directories whose path below the file's, with a final ``/``, matches ``regex``) or ``rest``
+    (every entry of the directories ``regex`` matches); ``tests`` then decide on the entry's name.
+    """
+
+    kind: str
+    tests: tuple[_Test, ...] = ()
+    directory: str = ""
+    regex: re.Pattern[str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class _Line:
     """One usable ignore line."""
 
     ignore: bool  # False for a '!' line
     dir_only: bool
     on_name: bool  # no '/': matched against the last component; else against the path below the file's directory
-    source: str  # alternatives_source() of the pattern
-    regex: re.Pattern[str]
-    tier: tuple[str, str] | None  # ("name" | "suffix" | "prefix" | "path", text) when a string test is exact
+    regex: re.Pattern[str]  # the whole pattern, on the name or the path
+    shapes: tuple[_Shape, ...]  # the pattern's alternatives, cut for the tiered tests
 
     def matches(self, rel: str, name: str) -> bool:
         return self.regex.match(name if self.on_name else rel) is not None
 
 
-def _tier(alternatives: list[list[Token]], on_name: bool) -> tuple[str, str] | None:
-    if len(alternatives) != 1:
-        return None
-    tokens = alternatives[0]
-    if not on_name:
-        if all(isinstance(t, str) or t is SLASH for t in tokens):
-            return "path", "".join(t if isinstance(t, str) else "/" for t in tokens)
-        return None
-    literal = [t for t in tokens if isinstance(t, str)]
-    if len(literal) == len(tokens):
-        return "name", "".join(literal)
-    if len(literal) == len(tokens) - 1:
-        if tokens[0] is STAR:
-            return "suffix", "".join(literal)
-        if tokens[-1] is STAR:
-            return "prefix", "".join(literal)
-    return None
+def _shape(tokens: list[Token], on_name: bool) -> _Shape:
+    """Cut an alternative at its last ``/``: a test of the directory, then tests of the name."""
+    if on_name:
+        return _Shape("everywhere", _segment_tests(tokens))
+    if tokens and tokens[-1] is REST:
+        return _Shape("rest", regex=re.compile(f"(?s:{alternatives_source([tokens])})"))
+    cut = max((k + 1 for k, t in enumerate(tokens) if t is SLASH or t is DEEP), default=0)
+    head, tests = tokens[:cut], _segment_tests(tokens[cut:])
+    if head == [DEEP]:
+        return _Shape("everywhere", tests)
+    if all(isinstance(t, str) or t is SLASH for t in head):
+        return _Shape("fixed", tests, directory="".join(t if isinstance(t, str) else "/" for t in head)[:-1])
+    return _Shape("pattern", tests, regex=re.compile(f"(?s:{alternatives_source([head])})"))
 
 
+@functools.lru_cache(maxsize=8192)
 def _parse_line(raw: str) -> _Line | None:
+    """One line as git reads it (cached: the same lines recur in many files, and in one file at many bases)."""
     line = _trim_trailing_spaces(raw)
     ignore = not line.startswith("!")
     if not ignore:
@@ -246,73 +284,12 @@ def _parse_line(raw: str) -> _Line | None:
     alternatives = _wild_tokens(line, pathname=not on_name)
     if alternatives is None:
         return None
-    source = alternatives_source(alternatives)
-    return _Line(ignore=ignore, dir_only=dir_only, on_name=on_name, source=source,
-                 regex=re.compile(f"(?s:{source})"), tier=_tier(alternatives, on_name))
+    return _Line(ignore=ignore, dir_only=dir_only, on_name=on_name,
+                 regex=re.compile(f"(?s:{alternatives_source(alternatives)})"),
+                 shapes=tuple(_shape(tokens, on_name) for tokens in alternatives))
 
 
-def _groups(sources: list[str]) -> tuple[re.Pattern[str], ...]:
-    """Alternations of ``sources``, compiled in groups of about :data:`_GROUP_CHARS` characters."""
-    groups: list[re.Pattern[str]] = []
-    current: list[str] = []
-    size = 0
-    for source in sources:
-        current.append(f"(?:{source})")
-        size += len(source)
-        if size >= _GROUP_CHARS:
-            groups.append(re.compile("(?s:" + "|".join(current) + ")"))
-            current, size = [], 0
-    if current:
-        groups.append(re.compile("(?s:" + "|".join(current) + ")"))
-    return tuple(groups)
-
-
-class _Tiers:
-    """Whether any of a set of lines can match an entry: string tests first, then grouped regexes."""
-
-    __slots__ = ("names", "path_regexes", "paths", "prefixes", "regexes", "suffixes")
-
-    def __init__(self, lines: Iterable[tuple[str, _Line]]) -> None:
-        """Take ``(base, line)`` pairs; ``base`` is the line's directory relative to the ignore base."""
-        names: set[str] = set()
-        paths: set[str] = set()
-        suffixes: list[str] = []
-        prefixes: list[str] = []
-        name_sources: list[str] = []
-        path_sources: list[str] = []
-        for base, line in lines:
-            prefix = base + "/" if base else ""
-            kind, text = line.tier or ("", "")
-            if kind == "name":
-                names.add(text)
-            elif kind == "suffix":
-                suffixes.append(text)
-            elif kind == "prefix":
-                prefixes.append(text)
-            elif kind == "path":
-                paths.add(prefix + text)
-            elif line.on_name:
-                name_sources.append(line.source)
-            else:
-                path_sources.append(re.escape(prefix) + f"(?:{line.source})")
-        self.names = frozenset(names)
-        self.paths = frozenset(paths)
-        self.suffixes = tuple(dict.fromkeys(suffixes))
-        self.prefixes = tuple(dict.fromkeys(prefixes))
-        self.regexes = _groups(name_sources)
-        self.path_regexes = _groups(path_sources)
-
-    def __bool__(self) -> bool:
-        return bool(self.names or self.paths or self.suffixes or self.prefixes or self.regexes or self.path_regexes)
-
-    def hit(self, rel: str, name: str) -> bool:
-        """Whether a line may match the entry at ``rel`` (relative to the ignore base) named ``name``."""
-        return (name in self.names or name.endswith(self.suffixes) or name.startswith(self.prefixes)
-                or rel in self.paths or any(r.match(name) for r in self.regexes)
-                or any(r.match(rel) for r in self.path_regexes))
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class RuleFile:
     """The usable lines of one ignore file, relative to the directory it applies to."""
 
@@ -354,7 +331,181 @@ class RuleFile:
         return self.match("/".join(parts), rel.endswith("/"))
 
 
-_Check = tuple[_Tiers, list[RuleFile]]
+_NEVER = 1 << 62  # an index past every line's
+_MAX_EXPANSION = 16  # a segment whose classes expand to at most this many literal forms is tested without regex
+
+_Test = tuple[str, str] | tuple[str, tuple[str, str, re.Pattern[str]]]  # (kind, text) or ("regex", (head, tail, re))
+_Entry = tuple[int, _Test]  # (index of the line, a test on the name that is true exactly when the line matches)
+
+
+def _simple_test(tokens: list[Token]) -> _Test | None:
+    """``name``, ``suffix``, ``prefix`` or ``always`` for a segment of literal characters and at most one edge star."""
+    if all(isinstance(t, str) for t in tokens):
+        return "name", "".join(tokens)  # type: ignore[arg-type]
+    if tokens == [STAR]:
+        return "always", ""
+    if tokens[0] is STAR and all(isinstance(t, str) for t in tokens[1:]):
+        return "suffix", "".join(tokens[1:])  # type: ignore[arg-type]
+    if tokens[-1] is STAR and all(isinstance(t, str) for t in tokens[:-1]):
+        return "prefix", "".join(tokens[:-1])  # type: ignore[arg-type]
+    return None
+
+
+def _segment_tests(segment: Sequence[Token]) -> tuple[_Test, ...]:
+    """Tests on a name that together are true exactly when the one-segment pattern ``segment`` matches it.
+
+    A class of a few characters is expanded (``*.py[cod]`` is three suffixes) when every form is then simple;
+    otherwise the segment is one linear-time regex, behind a test of its literal head and tail.
+    """
+    forms: list[list[Token]] = [[]]
+    for token in segment:
+        members = token.members if isinstance(token, _Class) else None
+        if members is not None and len(forms) * len(members) <= _MAX_EXPANSION:
+            forms = [[*form, char] for form in forms for char in members]
+        elif isinstance(token, CharClass):
+            forms = []
+            break
+        else:
+            for form in forms:
+                form.append(token)
+    if forms or not segment:
+        simple = [_simple_test(form) for form in forms]
+        if all(test is not None for test in simple):
+            return tuple(test for test in simple if test is not None)
+    first = next((k for k, t in enumerate(segment) if not isinstance(t, str)), len(segment))
+    last = next((k for k in range(len(segment), 0, -1) if not isinstance(segment[k - 1], str)), 0)
+    head = "".join(t for t in segment[:first] if isinstance(t, str))
+    tail = "".join(t for t in segment[last:] if isinstance(t, str)) if last > first else ""
+    return (("regex", (head, tail, re.compile(f"(?s:{alternatives_source([segment])})"))),)
+
+
+class _Names:
+    """The lines that can apply to the entries of one directory, as tests on an entry's name.
+
+    Each line has an index in the order git tries them (deepest ignore file first, last line first): the smallest
+    index that matches decides. Literal names, suffixes (``*.log``) and prefixes (``tmp-*``) are dictionary
+    lookups behind one ``str.endswith``/``startswith`` on all of them; the other lines are regexes, tried in
+    index order only while they could still win, each behind a test of its literal head and tail.
+    """
+
+    __slots__ = ("always", "ignore", "names", "outer", "prefix_lens", "prefixes", "regexes", "suffix_lens",
+                 "suffixes", "with_prefix", "with_suffix")
+
+    def __init__(self, entries: Iterable[_Entry], ignore: list[bool], outer: _Names | None = None) -> None:
+        """Index ``entries``; ``outer`` holds more lines of the same chain (those that apply everywhere)."""
+        self.ignore = ignore
+        self.outer = outer
+        self.always = _NEVER
+        self.names: dict[str, int] = {}
+        self.suffixes: dict[str, int] = {}
+        self.prefixes: dict[str, int] = {}
+        regexes: list[tuple[int, str, str, re.Pattern[str]]] = []
+        for index, (kind, data) in entries:
+            if kind == "always":
+                self.always = min(self.always, index)
+            elif isinstance(data, tuple):
+                regexes.append((index, *data))
+            else:
+                table = self.names if kind == "name" else self.suffixes if kind == "suffix" else self.prefixes
+                table[data] = min(table.get(data, _NEVER), index)
+        self.regexes = tuple(sorted(regexes, key=lambda r: r[0]))
+        self.with_suffix = tuple(self.suffixes)
+        self.with_prefix = tuple(self.prefixes)
+        self.suffix_lens = tuple(sorted({len(s) for s in self.suffixes}))
+        self.prefix_lens = tuple(sorted({len(p) for p in self.prefixes}))
+
+    def decide(self, name: str) -> bool | None:
+        """True (ignored), False (re-included) or None (no line matches) for the entry called ``name``."""
+        best = self.best(name, _NEVER)
+        if self.outer is not None:
+            best = self.outer.best(name, best)
+        return None if best == _NEVER else self.ignore[best]
+
+    def best(self, name: str, best: int) -> int:
+        """The smallest index of a line here that matches ``name`` if below ``best``, else ``best``."""
+        if self.always < best:
+            best = self.always
+        hit = self.names.get(name)
+        if hit is not None and hit < best:
+            best = hit
+        if name.endswith(self.with_suffix):
+            for length in self.suffix_lens:
+                hit = self.suffixes.get(name[-length:])
+                if hit is not None and hit < best:
+                    best = hit
+        if name.startswith(self.with_prefix):
+            for length in self.prefix_lens:
+                hit = self.prefixes.get(name[:length])
+                if hit is not None and hit < best:
+                    best = hit
+        for index, head, tail, regex in self.regexes:
+            if index >= best:
+                break
+            if name.startswith(head) and name.endswith(tail) and regex.match(name):
+                return index
+        return best
+
+
+def _below(rel_dir: str, base: str) -> str:
+    """``rel_dir`` relative to ``base`` (one of its ancestors or itself), with a trailing ``/`` unless empty."""
+    if not base:
+        return rel_dir + "/" if rel_dir else ""
+    return "" if rel_dir == base else rel_dir[len(base) + 1:] + "/"
+
+
+class _Chain:
+    """The lines of a rule chain (deepest file first) for the files, or the directories, of a directory.
+
+    A line naming one component applies in every directory. A line with a ``/`` splits at its last one: its head
+    must match the directory, its last segment the name. A literal head names one directory (looked up in a
+    dict), ``**/`` names all of them, any other head is a regex tried once per directory; a line ending in
+    ``/**`` matches every entry of the directories its head matches.
+    """
+
+    __slots__ = ("everywhere", "fixed_dirs", "ignore", "pattern_dirs", "rest")
+
+    def __init__(self, chain: tuple[RuleFile, ...], dirs: bool) -> None:
+        self.ignore: list[bool] = []
+        everywhere: list[_Entry] = []
+        self.fixed_dirs: dict[str, list[_Entry]] = {}
+        self.pattern_dirs: list[tuple[str, re.Pattern[str], list[_Entry]]] = []
+        self.rest: list[tuple[str, re.Pattern[str], int]] = []
+        for rule in chain:
+            for line in reversed(rule.lines):
+                if line.dir_only and not dirs:
+                    continue
+                index = len(self.ignore)
+                self.ignore.append(line.ignore)
+                for shape in line.shapes:
+                    entries = [(index, test) for test in shape.tests]
+                    if shape.kind == "everywhere":
+                        everywhere.extend(entries)
+                    elif shape.kind == "fixed":
+                        key = "/".join(part for part in (rule.base, shape.directory) if part)
+                        self.fixed_dirs.setdefault(key, []).extend(entries)
+                    elif shape.regex is not None:
+                        if shape.kind == "rest":
+                            self.rest.append((rule.base, shape.regex, index))
+                        else:
+                            self.pattern_dirs.append((rule.base, shape.regex, entries))
+        self.everywhere = _Names(everywhere, self.ignore)
+
+    def names(self, rel_dir: str) -> _Names:
+        """The tests for the entries of ``rel_dir`` (relative to the ignore base)."""
+        extra = list(self.fixed_dirs.get(rel_dir, ()))
+        for base, regex, entries in self.pattern_dirs:
+            if regex.match(_below(rel_dir, base)):
+                extra.extend(entries)
+        for base, regex, index in self.rest:
+            if regex.match(_below(rel_dir, base)):
+                extra.append((index, ("always", "")))
+        return _Names(extra, self.ignore, self.everywhere) if extra else self.everywhere
+
+
+@functools.lru_cache(maxsize=512)
+def _chain_index(chain: tuple[RuleFile, ...], dirs: bool) -> _Chain:
+    """Built once per process for a chain of parsed files (they are cached by text, and hash by identity)."""
+    return _Chain(chain, dirs)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -406,12 +557,12 @@ class IgnoreRules:
     def __init__(self, base: str) -> None:
         self.base = base
         self._files: dict[str, RuleFile | None] = {}
-        self._chains: dict[str, list[RuleFile]] = {}
+        self._chains: dict[str, tuple[RuleFile, ...]] = {}
         self._dirs: dict[str, bool] = {}
-        self._file_checks: dict[str, _Check | bool] = {}
-        self._tiers: dict[tuple[bool, tuple[int, ...]], _Tiers | None] = {}
+        self._file_checks: dict[str, _Names | bool] = {}
+        self._dir_checks: dict[str, _Names | None] = {}
         exclude = _read(os.path.join(base, ".git", "info", "exclude"))
-        self._exclude = RuleFile.parse("", exclude) if exclude else None
+        self._exclude = _parse_cached("", exclude) if exclude else None
 
     def _file(self, rel_dir: str) -> RuleFile | None:
         if rel_dir not in self._files:
@@ -419,23 +570,25 @@ class IgnoreRules:
             self._files[rel_dir] = _parse_cached(rel_dir, text) if text else None
         return self._files[rel_dir]
 
-    def ignored(self, rel: str, is_dir: bool, chain: list[RuleFile] | None = None) -> bool:
+    def ignored(self, rel: str, is_dir: bool) -> bool:
         """Whether the entry at ``rel`` (relative to base) is ignored by its own rules (parents not checked)."""
-        if chain is None:
-            chain = self._chain(rel.rpartition("/")[0])
-        for rule in chain:
-            decision = rule.match(rel[len(rule.base) + 1:] if rule.base else rel, is_dir)
-            if decision is not None:
-                return decision
-        return False
+        parent, _, name = rel.rpartition("/")
+        names = self._dir_check(parent) if is_dir else self._names(parent, False)
+        return names is not None and names.decide(name) is True
 
-    def _chain_tiers(self, chain: list[RuleFile], dirs: bool) -> _Tiers | None:
-        """The pre-check for the files (or the directories) of a directory with this chain; None: nothing applies."""
-        key = (dirs, tuple(map(id, chain)))  # directories sharing rule files share the pre-checks
-        if key not in self._tiers:
-            tiers = _Tiers((rule.base, line) for rule in chain for line in rule.lines if dirs or not line.dir_only)
-            self._tiers[key] = tiers if tiers else None
-        return self._tiers[key]
+    def _names(self, rel_dir: str, dirs: bool) -> _Names | None:
+        """The tests for the files (or the directories) of ``rel_dir``; None when no line applies there."""
+        chain = self._chain(rel_dir)
+        if not chain:
+            return None
+        names = _chain_index(chain, dirs).names(rel_dir)
+        return names if names.ignore else None
+
+    def _dir_check(self, rel_dir: str) -> _Names | None:
+        check = self._dir_checks.get(rel_dir, False)
+        if check is False:
+            check = self._dir_checks[rel_dir] = self._names(rel_dir, True)
+        return check  # type: ignore[return-value]
 
     def file_ignored(self, rel: str) -> bool:
         """Whether the file at ``rel`` (relative to base) is ignored, by its own rules or one of its directories.
@@ -445,21 +598,19 @@ class IgnoreRules:
         parent, _, name = rel.rpartition("/")
         check = self._file_checks.get(parent)
         if check is None:
-            check = self._file_checks[parent] = self._file_check(parent)
-        if isinstance(check, bool):
+            check = self._file_checks[parent] = self.file_check(parent)
+        if check is True or check is False:
             return check
-        tiers, chain = check
-        return tiers.hit(rel, name) and self.ignored(rel, False, chain)
+        return check.decide(name) is True
 
-    def _file_check(self, parent: str) -> _Check | bool:
-        """For the files of ``parent``: a constant answer, or (pre-check, rule chain)."""
-        if parent and self.dir_ignored(parent):
+    def file_check(self, rel_dir: str) -> _Names | bool:
+        """For the files of ``rel_dir``: a constant answer, or the tests to run on each name (``decide() is True``)."""
+        if rel_dir and self.dir_ignored(rel_dir):
             return True
-        chain = self._chain(parent)
-        tiers = self._chain_tiers(chain, dirs=False)
-        return False if tiers is None else (tiers, chain)
+        names = self._names(rel_dir, False)
+        return False if names is None else names
 
-    def _chain(self, rel_dir: str) -> list[RuleFile]:
+    def _chain(self, rel_dir: str) -> tuple[RuleFile, ...]:
         """Rule files that apply to entries of ``rel_dir``, deepest first (the exclude file last); cached."""
         chain = self._chains.get(rel_dir)
         if chain is not None:
@@ -471,9 +622,9 @@ class IgnoreRules:
             if directory:
                 inherited = self._chains[directory.rpartition("/")[0]]
             else:
-                inherited = [self._exclude] if self._exclude is not None else []
+                inherited = (self._exclude,) if self._exclude is not None else ()
             own = self._file(directory)
-            self._chains[directory] = [own, *inherited] if own is not None else inherited
+            self._chains[directory] = (own, *inherited) if own is not None else inherited
         return self._chains[rel_dir]
 
     def dir_ignored(self, rel_dir: str) -> bool:
@@ -488,16 +639,14 @@ class IgnoreRules:
         for directory in reversed(pending):
             if not known:
                 parent, _, name = directory.rpartition("/")
-                chain = self._chain(parent)
-                tiers = self._chain_tiers(chain, dirs=True)
-                known = tiers is not None and tiers.hit(directory, name) and self.ignored(directory, True, chain)
+                names = self._dir_check(parent)
+                known = names is not None and names.decide(name) is True
             self._dirs[directory] = known
         return known
 
     def ancestors_ignored(self, rel_dir: str) -> bool:
         """Whether ``rel_dir`` or one of its parents (below base) is ignored."""
-        parts = rel_dir.split("/") if rel_dir else []
-        return any(self.ignored("/".join(parts[: i + 1]), True) for i in range(len(parts)))
+        return bool(rel_dir) and self.dir_ignored(rel_dir)
 
 
 def walk_files(
