@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 import os
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from agenttools._glob import MAX_PATTERN_CHARS
@@ -37,6 +37,7 @@ from agenttools._linear import (
     alternatives_source,
 )
 from agenttools._text import open_regular
+from agenttools._walk import walk
 
 __all__ = ["ALWAYS_SKIPPED", "MAX_LINE_CHARS", "IgnoreRules", "RuleFile", "find_ignore_base", "walk_files"]
 
@@ -388,8 +389,8 @@ class _Names:
     index order only while they could still win, each behind a test of its literal head and tail.
     """
 
-    __slots__ = ("always", "ignore", "names", "outer", "prefix_lens", "prefixes", "regexes", "suffix_lens",
-                 "suffixes", "with_prefix", "with_suffix")
+    __slots__ = ("always", "ignore", "names", "outer", "prefix_lens", "prefixes", "regex_heads", "regex_tails",
+                 "regexes", "suffix_lens", "suffixes", "unguarded", "with_prefix", "with_suffix")
 
     def __init__(self, entries: Iterable[_Entry], ignore: list[bool], outer: _Names | None = None) -> None:
         """Index ``entries``; ``outer`` holds more lines of the same chain (those that apply everywhere)."""
@@ -409,6 +410,10 @@ class _Names:
                 table = self.names if kind == "name" else self.suffixes if kind == "suffix" else self.prefixes
                 table[data] = min(table.get(data, _NEVER), index)
         self.regexes = tuple(sorted(regexes, key=lambda r: r[0]))
+        # one test before the regexes: some literal head, or (for the headless) tail, or a regex with neither
+        self.regex_heads = tuple(head for _, head, _, _ in regexes if head)
+        self.regex_tails = tuple(tail for _, head, tail, _ in regexes if tail and not head)
+        self.unguarded = any(not head and not tail for _, head, tail, _ in regexes)
         self.with_suffix = tuple(self.suffixes)
         self.with_prefix = tuple(self.prefixes)
         self.suffix_lens = tuple(sorted({len(s) for s in self.suffixes}))
@@ -438,11 +443,12 @@ class _Names:
                 hit = self.prefixes.get(name[:length])
                 if hit is not None and hit < best:
                     best = hit
-        for index, head, tail, regex in self.regexes:
-            if index >= best:
-                break
-            if name.startswith(head) and name.endswith(tail) and regex.match(name):
-                return index
+        if self.unguarded or name.startswith(self.regex_heads) or name.endswith(self.regex_tails):
+            for index, head, tail, regex in self.regexes:
+                if index >= best:
+                    break
+                if name.startswith(head) and name.endswith(tail) and regex.match(name):
+                    return index
         return best
 
 
@@ -564,6 +570,10 @@ class IgnoreRules:
         exclude = _read(os.path.join(base, ".git", "info", "exclude"))
         self._exclude = _parse_cached("", exclude) if exclude else None
 
+    def no_ignore_file(self, rel_dir: str) -> None:
+        """Record that ``rel_dir`` has no ``.gitignore`` (a walker saw its listing), unless it was read already."""
+        self._files.setdefault(rel_dir, None)
+
     def _file(self, rel_dir: str) -> RuleFile | None:
         if rel_dir not in self._files:
             text = _read(os.path.join(self.base, rel_dir, ".gitignore"))
@@ -601,7 +611,10 @@ class IgnoreRules:
             check = self._file_checks[parent] = self.file_check(parent)
         if check is True or check is False:
             return check
-        return check.decide(name) is True
+        best = check.best(name, _NEVER)  # check.decide(name) is True, without two calls on the hot path
+        if check.outer is not None:
+            best = check.outer.best(name, best)
+        return best != _NEVER and check.ignore[best]
 
     def file_check(self, rel_dir: str) -> _Names | bool:
         """For the files of ``rel_dir``: a constant answer, or the tests to run on each name (``decide() is True``)."""
@@ -656,83 +669,41 @@ def walk_files(
     skip_dirs: frozenset[str] = ALWAYS_SKIPPED,
     on_ignored: bool = False,
     ordered: bool = False,
+    wanted: Callable[[str], object] | None = None,
 ) -> Iterator[tuple[str, os.DirEntry[str], bool]]:
     """Yield ``(path relative to top, entry, ignored)`` for every regular file below ``top``.
 
     Symlinks are not followed (neither to files nor to directories). Ignored directories are pruned, and ignored
     files are skipped, unless ``on_ignored`` asks to see them too (flagged ``ignored=True``; used to count them).
     With ``ordered``, files come in path order (entries sorted by name, depth first), so a consumer can stop early.
+    With ``wanted``, only files for which ``wanted(path relative to top)`` is true are yielded, and the ignore
+    rules are applied to those only (a glob's match is cheaper than the rules, and rejects most files).
+    This is :func:`agenttools._walk.walk` with an ``enter`` that prunes; the rules cache what they decide per
+    directory, so the walk needs no state of its own.
     """
-    if ordered:
-        yield from _walk_ordered(top, rules, skip_dirs, on_ignored)
-        return
-    base_rel = ""
+    prefix = ""
     if rules is not None:
         base_rel = os.path.relpath(top, rules.base).replace(os.sep, "/")
-        base_rel = "" if base_rel == "." else base_rel
-    stack: list[tuple[str, str, bool]] = [(top, "", False)]
-    while stack:
-        directory, rel_dir, inherited = stack.pop()
+        prefix = "" if base_rel == "." else base_rel + "/"
+
+    def enter(rel: str, entry: os.DirEntry[str]) -> bool:
+        return entry.name not in skip_dirs and (on_ignored or rules is None or not rules.dir_ignored(prefix + rel))
+
+    def listed(rel_dir: str, entries: list[os.DirEntry[str]]) -> None:
+        if rules is not None and not any(entry.name == ".gitignore" for entry in entries):
+            rules.no_ignore_file((prefix + rel_dir).rstrip("/"))  # the listing says so: no need to try opening one
+
+    for rel, entry, is_dir in walk(top, path_order=ordered, enter=enter, listed=None if rules is None else listed):
+        if is_dir:
+            continue
         try:
-            with os.scandir(directory) as it:
-                entries = list(it)
+            if not entry.is_file(follow_symlinks=False):
+                continue
         except OSError:
             continue
-        for rel, entry, is_dir, ignored in _classify(entries, base_rel, rel_dir, rules, inherited):
-            if is_dir:
-                if entry.name in skip_dirs or (ignored and not on_ignored):
-                    continue
-                stack.append((entry.path, rel, ignored))
-            elif not ignored or on_ignored:
-                yield rel, entry, ignored
-
-
-def _classify(entries: list[os.DirEntry[str]], base_rel: str, rel_dir: str,
-              rules: IgnoreRules | None, inherited: bool,
-              ) -> Iterator[tuple[str, os.DirEntry[str], bool, bool]]:
-    """Yield ``(rel, entry, is_dir, ignored)`` for the regular files and directories of one listing."""
-    full_rel_dir = "/".join(p for p in (base_rel, rel_dir) if p)
-    check = rules is not None and not inherited
-    for entry in entries:
-        try:
-            is_dir = entry.is_dir(follow_symlinks=False)
-            is_file = entry.is_file(follow_symlinks=False)
-        except OSError:
+        if wanted is not None and not wanted(rel):
             continue
-        if not (is_dir or is_file):
-            continue
-        full_rel = f"{full_rel_dir}/{entry.name}" if full_rel_dir else entry.name
-        ignored = inherited or (check and rules is not None
-                                and (rules.dir_ignored(full_rel) if is_dir else rules.file_ignored(full_rel)))
-        yield (f"{rel_dir}/{entry.name}" if rel_dir else entry.name), entry, is_dir, ignored
-
-
-def _walk_ordered(top: str, rules: IgnoreRules | None, skip_dirs: frozenset[str],
-                  on_ignored: bool) -> Iterator[tuple[str, os.DirEntry[str], bool]]:
-    base_rel = ""
-    if rules is not None:
-        base_rel = os.path.relpath(top, rules.base).replace(os.sep, "/")
-        base_rel = "" if base_rel == "." else base_rel
-
-    def listing(directory: str, rel_dir: str, inherited: bool) -> Iterator[tuple[str, os.DirEntry[str], bool, bool]]:
-        try:
-            with os.scandir(directory) as it:
-                entries = sorted(it, key=lambda e: e.name)
-        except OSError:
-            return iter(())
-        return _classify(entries, base_rel, rel_dir, rules, inherited)
-
-    # iterative, a stack of listings (recursion failed at ~1,000 levels): a directory's entries are taken up
-    # again after everything below one of its subdirectories has been yielded
-    stack = [listing(top, "", False)]
-    while stack:
-        for rel, entry, is_dir, ignored in stack[-1]:
-            if is_dir:
-                if entry.name not in skip_dirs and (not ignored or on_ignored):
-                    stack.append(listing(entry.path, rel, ignored))
-                    break
-            elif not ignored or on_ignored:
-                yield rel, entry, ignored
-        else:
-            stack.pop()
-
+        if rules is None:
+            yield rel, entry, False
+        elif not (ignored := rules.file_ignored(prefix + rel)) or on_ignored:
+            yield rel, entry, ignored
