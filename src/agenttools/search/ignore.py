@@ -384,13 +384,14 @@ class _Names:
     """The lines that can apply to the entries of one directory, as tests on an entry's name.
 
     Each line has an index in the order git tries them (deepest ignore file first, last line first): the smallest
-    index that matches decides. Literal names, suffixes (``*.log``) and prefixes (``tmp-*``) are dictionary
-    lookups behind one ``str.endswith``/``startswith`` on all of them; the other lines are regexes, tried in
-    index order only while they could still win, each behind a test of its literal head and tail.
+    index that matches decides. Literal names are a dict lookup; suffixes (``*.log``) are grouped by their last
+    character and prefixes (``tmp-*``) by their first, so a name meets only the few that can match it; the other
+    lines are regexes, tried in index order while they could still win, behind a test of their literal head and
+    tail (first by character, as for the prefixes and suffixes).
     """
 
-    __slots__ = ("always", "ignore", "names", "outer", "prefix_lens", "prefixes", "regex_heads", "regex_tails",
-                 "regexes", "suffix_lens", "suffixes", "unguarded", "with_prefix", "with_suffix")
+    __slots__ = ("always", "ends", "ignore", "names", "outer", "regex_firsts", "regex_lasts", "regexes", "starts",
+                 "unguarded")
 
     def __init__(self, entries: Iterable[_Entry], ignore: list[bool], outer: _Names | None = None) -> None:
         """Index ``entries``; ``outer`` holds more lines of the same chain (those that apply everywhere)."""
@@ -398,8 +399,8 @@ class _Names:
         self.outer = outer
         self.always = _NEVER
         self.names: dict[str, int] = {}
-        self.suffixes: dict[str, int] = {}
-        self.prefixes: dict[str, int] = {}
+        suffixes: dict[str, int] = {}
+        prefixes: dict[str, int] = {}
         regexes: list[tuple[int, str, str, re.Pattern[str]]] = []
         for index, (kind, data) in entries:
             if kind == "always":
@@ -407,17 +408,22 @@ class _Names:
             elif isinstance(data, tuple):
                 regexes.append((index, *data))
             else:
-                table = self.names if kind == "name" else self.suffixes if kind == "suffix" else self.prefixes
+                table = self.names if kind == "name" else suffixes if kind == "suffix" else prefixes
                 table[data] = min(table.get(data, _NEVER), index)
+        ends: dict[str, list[tuple[str, int]]] = {}
+        for suffix, index in suffixes.items():
+            ends.setdefault(suffix[-1], []).append((suffix, index))
+        starts: dict[str, list[tuple[str, int]]] = {}
+        for prefix, index in prefixes.items():
+            starts.setdefault(prefix[0], []).append((prefix, index))
+        self.ends = {char: tuple(tests) for char, tests in ends.items()}
+        self.starts = {char: tuple(tests) for char, tests in starts.items()}
         self.regexes = tuple(sorted(regexes, key=lambda r: r[0]))
-        # one test before the regexes: some literal head, or (for the headless) tail, or a regex with neither
-        self.regex_heads = tuple(head for _, head, _, _ in regexes if head)
-        self.regex_tails = tuple(tail for _, head, tail, _ in regexes if tail and not head)
+        # one test before the regexes: the first character of a literal head, or (for the headless) the last of a
+        # literal tail, or a regex with neither
+        self.regex_firsts = frozenset(head[0] for _, head, _, _ in regexes if head)
+        self.regex_lasts = frozenset(tail[-1] for _, head, tail, _ in regexes if tail and not head)
         self.unguarded = any(not head and not tail for _, head, tail, _ in regexes)
-        self.with_suffix = tuple(self.suffixes)
-        self.with_prefix = tuple(self.prefixes)
-        self.suffix_lens = tuple(sorted({len(s) for s in self.suffixes}))
-        self.prefix_lens = tuple(sorted({len(p) for p in self.prefixes}))
 
     def decide(self, name: str) -> bool | None:
         """True (ignored), False (re-included) or None (no line matches) for the entry called ``name``."""
@@ -433,17 +439,18 @@ class _Names:
         hit = self.names.get(name)
         if hit is not None and hit < best:
             best = hit
-        if name.endswith(self.with_suffix):
-            for length in self.suffix_lens:
-                hit = self.suffixes.get(name[-length:])
-                if hit is not None and hit < best:
-                    best = hit
-        if name.startswith(self.with_prefix):
-            for length in self.prefix_lens:
-                hit = self.prefixes.get(name[:length])
-                if hit is not None and hit < best:
-                    best = hit
-        if self.unguarded or name.startswith(self.regex_heads) or name.endswith(self.regex_tails):
+        first, last = name[:1], name[-1:]
+        tests = self.ends.get(last)
+        if tests is not None:
+            for suffix, index in tests:
+                if index < best and name.endswith(suffix):
+                    best = index
+        tests = self.starts.get(first)
+        if tests is not None:
+            for prefix, index in tests:
+                if index < best and name.startswith(prefix):
+                    best = index
+        if self.regexes and (self.unguarded or first in self.regex_firsts or last in self.regex_lasts):
             for index, head, tail, regex in self.regexes:
                 if index >= best:
                     break
@@ -576,7 +583,9 @@ class IgnoreRules:
 
     def _file(self, rel_dir: str) -> RuleFile | None:
         if rel_dir not in self._files:
-            text = _read(os.path.join(self.base, rel_dir, ".gitignore"))
+            path = os.path.join(self.base, rel_dir, ".gitignore")
+            # most directories have none: access() says so without the cost of a failed open() and its exception
+            text = _read(path) if os.access(path, os.F_OK, follow_symlinks=False) else None
             self._files[rel_dir] = _parse_cached(rel_dir, text) if text else None
         return self._files[rel_dir]
 
