@@ -12,9 +12,17 @@ line longer than :data:`MAX_LINE_CHARS` is skipped, as git skips a line it canno
 trailing ``\``). Like git, this works on characters git would see as bytes only in the rare case of a non-ASCII
 character under ``?`` or in a class.
 
-Checks are tiered: what can match the entries of a directory is worked out once for it, as a set of literal
-names, tuples of suffixes (``*.log``) and prefixes (``tmp-*``), a set of literal paths, and the remaining lines
-as regexes combined in groups of bounded size; a file's own lines are scanned only when one of those hits.
+Decisions are tiered, for speed on real trees (dozens of ignore files full of ``*.ext`` lines): each line is cut
+once, when parsed, at its last ``/`` into a test of the directory and a test of the name. What applies to the
+entries of a directory is then worked out once for it (:class:`_Chain`, :class:`_Names`): literal names looked
+up in a dict, suffixes (``*.log``, and ``*.py[cod]`` expanded to three) and prefixes (``tmp-*``) picked by the
+name's last or first character, and regexes for the rest, tried only while they could still change the answer.
+As in git, the line tried first that matches decides (deepest file first, last line first). Regexes are compiled
+once per line and kept with it: matching never goes through the ``re`` module's cache, which holds 512 and thrashed
+on the ~800 lines of a real monorepo.
+
+The walker is :func:`agenttools._walk.walk` with an ``enter`` that prunes ignored directories
+(:func:`walk_files`); it tells the rules which directories have no ``.gitignore``, so they are not opened.
 """
 
 from __future__ import annotations
@@ -223,6 +231,61 @@ def _glued(tokens: list[Token]) -> list[list[Token]]:
     return [tokens]
 
 
+_NEVER = 1 << 62  # an index past every line's
+_MAX_BUILT = 256  # directories with lines of their own whose tests a chain keeps between searches
+_MAX_EXPANSION = 16  # a segment whose classes expand to at most this many literal forms is tested without regex
+
+_Test = tuple[str, str] | tuple[str, tuple[str, str, re.Pattern[str]]]  # (kind, text) or ("regex", (head, tail, re))
+_Entry = tuple[int, _Test]  # (index of the line, a test on the name that is true exactly when the line matches)
+
+
+def _literal(tokens: Sequence[Token]) -> str | None:
+    """The text of tokens that are all literal characters, else None."""
+    chars = [t for t in tokens if isinstance(t, str)]
+    return "".join(chars) if len(chars) == len(tokens) else None
+
+
+def _simple_test(tokens: list[Token]) -> _Test | None:
+    """``name``, ``suffix``, ``prefix`` or ``always`` for a segment of literal characters and at most one edge star."""
+    if (text := _literal(tokens)) is not None:
+        return "name", text
+    if tokens == [STAR]:
+        return "always", ""
+    if tokens[0] is STAR and (text := _literal(tokens[1:])) is not None:
+        return "suffix", text
+    if tokens[-1] is STAR and (text := _literal(tokens[:-1])) is not None:
+        return "prefix", text
+    return None
+
+
+def _segment_tests(segment: Sequence[Token]) -> tuple[_Test, ...]:
+    """Tests on a name that together are true exactly when the one-segment pattern ``segment`` matches it.
+
+    A class of a few characters is expanded (``*.py[cod]`` is three suffixes) when every form is then simple;
+    otherwise the segment is one linear-time regex, behind a test of its literal head and tail.
+    """
+    forms: list[list[Token]] = [[]]
+    for token in segment:
+        members = token.members if isinstance(token, _Class) else None
+        if members is not None and len(forms) * len(members) <= _MAX_EXPANSION:
+            forms = [[*form, char] for form in forms for char in members]
+        elif isinstance(token, CharClass):
+            forms = []
+            break
+        else:
+            for form in forms:
+                form.append(token)
+    if forms or not segment:
+        simple = [_simple_test(form) for form in forms]
+        if all(test is not None for test in simple):
+            return tuple(test for test in simple if test is not None)
+    first = next((k for k, t in enumerate(segment) if not isinstance(t, str)), len(segment))
+    last = next((k for k in range(len(segment), 0, -1) if not isinstance(segment[k - 1], str)), 0)
+    head = "".join(t for t in segment[:first] if isinstance(t, str))
+    tail = "".join(t for t in segment[last:] if isinstance(t, str)) if last > first else ""
+    return (("regex", (head, tail, re.compile(f"(?s:{alternatives_source([segment])})"))),)
+
+
 @dataclass(frozen=True, slots=True)
 class _Shape:
     """How one alternative of a line is tested on the entries of a directory (see :class:`_Chain`).
@@ -332,54 +395,6 @@ class RuleFile:
         return self.match("/".join(parts), rel.endswith("/"))
 
 
-_NEVER = 1 << 62  # an index past every line's
-_MAX_EXPANSION = 16  # a segment whose classes expand to at most this many literal forms is tested without regex
-
-_Test = tuple[str, str] | tuple[str, tuple[str, str, re.Pattern[str]]]  # (kind, text) or ("regex", (head, tail, re))
-_Entry = tuple[int, _Test]  # (index of the line, a test on the name that is true exactly when the line matches)
-
-
-def _simple_test(tokens: list[Token]) -> _Test | None:
-    """``name``, ``suffix``, ``prefix`` or ``always`` for a segment of literal characters and at most one edge star."""
-    if all(isinstance(t, str) for t in tokens):
-        return "name", "".join(tokens)  # type: ignore[arg-type]
-    if tokens == [STAR]:
-        return "always", ""
-    if tokens[0] is STAR and all(isinstance(t, str) for t in tokens[1:]):
-        return "suffix", "".join(tokens[1:])  # type: ignore[arg-type]
-    if tokens[-1] is STAR and all(isinstance(t, str) for t in tokens[:-1]):
-        return "prefix", "".join(tokens[:-1])  # type: ignore[arg-type]
-    return None
-
-
-def _segment_tests(segment: Sequence[Token]) -> tuple[_Test, ...]:
-    """Tests on a name that together are true exactly when the one-segment pattern ``segment`` matches it.
-
-    A class of a few characters is expanded (``*.py[cod]`` is three suffixes) when every form is then simple;
-    otherwise the segment is one linear-time regex, behind a test of its literal head and tail.
-    """
-    forms: list[list[Token]] = [[]]
-    for token in segment:
-        members = token.members if isinstance(token, _Class) else None
-        if members is not None and len(forms) * len(members) <= _MAX_EXPANSION:
-            forms = [[*form, char] for form in forms for char in members]
-        elif isinstance(token, CharClass):
-            forms = []
-            break
-        else:
-            for form in forms:
-                form.append(token)
-    if forms or not segment:
-        simple = [_simple_test(form) for form in forms]
-        if all(test is not None for test in simple):
-            return tuple(test for test in simple if test is not None)
-    first = next((k for k, t in enumerate(segment) if not isinstance(t, str)), len(segment))
-    last = next((k for k in range(len(segment), 0, -1) if not isinstance(segment[k - 1], str)), 0)
-    head = "".join(t for t in segment[:first] if isinstance(t, str))
-    tail = "".join(t for t in segment[last:] if isinstance(t, str)) if last > first else ""
-    return (("regex", (head, tail, re.compile(f"(?s:{alternatives_source([segment])})"))),)
-
-
 class _Names:
     """The lines that can apply to the entries of one directory, as tests on an entry's name.
 
@@ -475,9 +490,10 @@ class _Chain:
     ``/**`` matches every entry of the directories its head matches.
     """
 
-    __slots__ = ("everywhere", "fixed_dirs", "ignore", "pattern_dirs", "rest")
+    __slots__ = ("built", "everywhere", "fixed_dirs", "ignore", "pattern_dirs", "rest")
 
     def __init__(self, chain: tuple[RuleFile, ...], dirs: bool) -> None:
+        self.built: dict[str, _Names] = {}  # the directories with lines of their own, kept for the next search
         self.ignore: list[bool] = []
         everywhere: list[_Entry] = []
         self.fixed_dirs: dict[str, list[_Entry]] = {}
@@ -505,6 +521,9 @@ class _Chain:
 
     def names(self, rel_dir: str) -> _Names:
         """The tests for the entries of ``rel_dir`` (relative to the ignore base)."""
+        built = self.built.get(rel_dir)
+        if built is not None:
+            return built
         extra = list(self.fixed_dirs.get(rel_dir, ()))
         for base, regex, entries in self.pattern_dirs:
             if regex.match(_below(rel_dir, base)):
@@ -512,7 +531,12 @@ class _Chain:
         for base, regex, index in self.rest:
             if regex.match(_below(rel_dir, base)):
                 extra.append((index, ("always", "")))
-        return _Names(extra, self.ignore, self.everywhere) if extra else self.everywhere
+        if not extra:
+            return self.everywhere
+        if len(self.built) >= _MAX_BUILT:
+            self.built.clear()
+        built = self.built[rel_dir] = _Names(extra, self.ignore, self.everywhere)
+        return built
 
 
 @functools.lru_cache(maxsize=512)
