@@ -596,8 +596,8 @@ class IgnoreRules:
         self._files: dict[str, RuleFile | None] = {}
         self._chains: dict[str, tuple[RuleFile, ...]] = {}
         self._dirs: dict[str, bool] = {}
-        self._file_checks: dict[str, _Names | bool] = {}
-        self._dir_checks: dict[str, _Names | None] = {}
+        self._file_checks: dict[str, _Names | bool] = {}  # with the directory's own state: True if it is ignored
+        self._tests: tuple[dict[str, _Names | None], dict[str, _Names | None]] = ({}, {})  # for files, for dirs
         exclude = _read(os.path.join(base, ".git", "info", "exclude"))
         self._exclude = _parse_cached("", exclude) if exclude else None
 
@@ -616,22 +616,18 @@ class IgnoreRules:
     def ignored(self, rel: str, is_dir: bool) -> bool:
         """Whether the entry at ``rel`` (relative to base) is ignored by its own rules (parents not checked)."""
         parent, _, name = rel.rpartition("/")
-        names = self._dir_check(parent) if is_dir else self._names(parent, False)
+        names = self._names(parent, is_dir)
         return names is not None and names.decide(name) is True
 
     def _names(self, rel_dir: str, dirs: bool) -> _Names | None:
-        """The tests for the files (or the directories) of ``rel_dir``; None when no line applies there."""
+        """The tests for the files (or the directories) of ``rel_dir``; None when no line applies there (cached)."""
+        known = self._tests[dirs]
+        if rel_dir in known:
+            return known[rel_dir]
         chain = self._chain(rel_dir)
-        if not chain:
-            return None
-        names = _chain_index(chain, dirs).names(rel_dir)
-        return names if names.ignore else None
-
-    def _dir_check(self, rel_dir: str) -> _Names | None:
-        check = self._dir_checks.get(rel_dir, False)
-        if check is False:
-            check = self._dir_checks[rel_dir] = self._names(rel_dir, True)
-        return check  # type: ignore[return-value]
+        names = _chain_index(chain, dirs).names(rel_dir) if chain else None
+        known[rel_dir] = names = names if names is not None and names.ignore else None
+        return names
 
     def file_ignored(self, rel: str) -> bool:
         """Whether the file at ``rel`` (relative to base) is ignored, by its own rules or one of its directories.
@@ -641,7 +637,7 @@ class IgnoreRules:
         parent, _, name = rel.rpartition("/")
         check = self._file_checks.get(parent)
         if check is None:
-            check = self._file_checks[parent] = self.file_check(parent)
+            check = self._file_checks[parent] = self._file_check(parent)
         if check is True or check is False:
             return check
         best = check.best(name, _NEVER)  # check.decide(name) is True, without two calls on the hot path
@@ -649,8 +645,8 @@ class IgnoreRules:
             best = check.outer.best(name, best)
         return best != _NEVER and check.ignore[best]
 
-    def file_check(self, rel_dir: str) -> _Names | bool:
-        """For the files of ``rel_dir``: a constant answer, or the tests to run on each name (``decide() is True``)."""
+    def _file_check(self, rel_dir: str) -> _Names | bool:
+        """For the files of ``rel_dir``: a constant answer, or the tests to run on each name."""
         if rel_dir and self.dir_ignored(rel_dir):
             return True
         names = self._names(rel_dir, False)
@@ -685,7 +681,7 @@ class IgnoreRules:
         for directory in reversed(pending):
             if not known:
                 parent, _, name = directory.rpartition("/")
-                names = self._dir_check(parent)
+                names = self._names(parent, True)
                 known = names is not None and names.decide(name) is True
             self._dirs[directory] = known
         return known
