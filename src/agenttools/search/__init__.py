@@ -105,9 +105,8 @@ def glob_files(
             except OSError:
                 continue
     else:
-        for rel, entry, is_ignored in walk_files(str(root), rules=rules, skip_dirs=skip_dirs, on_ignored=True):
-            if not matcher.match(rel):
-                continue
+        for rel, entry, is_ignored in walk_files(str(root), rules=rules, skip_dirs=skip_dirs, on_ignored=True,
+                                                 wanted=matcher.match):
             if is_ignored:
                 ignored += 1
                 continue

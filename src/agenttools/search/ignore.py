@@ -12,9 +12,17 @@ line longer than :data:`MAX_LINE_CHARS` is skipped, as git skips a line it canno
 trailing ``\``). Like git, this works on characters git would see as bytes only in the rare case of a non-ASCII
 character under ``?`` or in a class.
 
-Checks are tiered: what can match the entries of a directory is worked out once for it, as a set of literal
-names, tuples of suffixes (``*.log``) and prefixes (``tmp-*``), a set of literal paths, and the remaining lines
-as regexes combined in groups of bounded size; a file's own lines are scanned only when one of those hits.
+Decisions are tiered, for speed on real trees (dozens of ignore files full of ``*.ext`` lines): each line is cut
+once, when parsed, at its last ``/`` into a test of the directory and a test of the name. What applies to the
+entries of a directory is then worked out once for it (:class:`_Chain`, :class:`_Names`): literal names looked
+up in a dict, suffixes (``*.log``, and ``*.py[cod]`` expanded to three) and prefixes (``tmp-*``) picked by the
+name's last or first character, and regexes for the rest, tried only while they could still change the answer.
+As in git, the line tried first that matches decides (deepest file first, last line first). Regexes are compiled
+once per line and kept with it: matching never goes through the ``re`` module's cache, which holds 512 and thrashed
+on the ~800 lines of a real monorepo.
+
+The walker is :func:`agenttools._walk.walk` with an ``enter`` that prunes ignored directories
+(:func:`walk_files`); it tells the rules which directories have no ``.gitignore``, so they are not opened.
 """
 
 from __future__ import annotations
@@ -22,7 +30,7 @@ from __future__ import annotations
 import functools
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from agenttools._glob import MAX_PATTERN_CHARS
@@ -37,6 +45,7 @@ from agenttools._linear import (
     alternatives_source,
 )
 from agenttools._text import open_regular
+from agenttools._walk import walk
 
 __all__ = ["ALWAYS_SKIPPED", "MAX_LINE_CHARS", "IgnoreRules", "RuleFile", "find_ignore_base", "walk_files"]
 
@@ -45,7 +54,6 @@ ALWAYS_SKIPPED = frozenset({".git"})
 MAX_LINE_CHARS = MAX_PATTERN_CHARS
 """Longest ignore line used (characters, after trailing spaces are trimmed); a longer one is skipped."""
 
-_GROUP_CHARS = 8192  # combined pre-check regexes are compiled in groups about this long, so no compile is long
 
 _POSIX = {  # git's ctype is ASCII-only
     "alnum": "a-zA-Z0-9", "alpha": "a-zA-Z", "blank": " \\t", "cntrl": "\\x00-\\x1f\\x7f", "digit": "0-9",
@@ -74,6 +82,16 @@ def _trim_trailing_spaces(line: str) -> str:
     return line if last_space is None else line[:last_space]
 
 
+@dataclass(frozen=True, slots=True)
+class _Class(CharClass):
+    """A bracket expression, with its members when it is a short list of characters (to test names without regex)."""
+
+    members: str | None = None  # the characters it matches, in order, when not negated and at most _MAX_MEMBERS
+
+
+_MAX_MEMBERS = 16
+
+
 def _wild_class(body: str, i: int) -> tuple[CharClass | None, int]:
     """The bracket expression at ``body[i] == '['`` as wildmatch reads it; None if it can never match."""
     n = len(body)
@@ -82,6 +100,7 @@ def _wild_class(body: str, i: int) -> tuple[CharClass | None, int]:
     if negated:
         j += 1
     items: list[str] = []
+    members: list[str] | None = None if negated else []
     prev: str | None = None  # the previous character, when a '-' after it makes a range
     first = True
     while True:
@@ -97,6 +116,8 @@ def _wild_class(body: str, i: int) -> tuple[CharClass | None, int]:
                 return None, n
             prev = body[j]
             items.append(re.escape(prev))
+            if members is not None:
+                members.append(prev)
         elif ch == "-" and prev is not None and j + 1 < n and body[j + 1] != "]":
             j += 1
             high = body[j]
@@ -107,6 +128,10 @@ def _wild_class(body: str, i: int) -> tuple[CharClass | None, int]:
                 high = body[j]
             if prev <= high:
                 items.append(f"{re.escape(prev)}-{re.escape(high)}")
+                if members is not None:
+                    span = ord(high) - ord(prev)  # prev itself is in already
+                    members = members + [chr(ord(prev) + k) for k in range(1, span + 1)] \
+                        if span < _MAX_MEMBERS else None
             prev = None
         elif ch == "[" and body.startswith(":", j + 1):
             end = body.find("]", j + 2)
@@ -115,19 +140,29 @@ def _wild_class(body: str, i: int) -> tuple[CharClass | None, int]:
             if end - (j + 2) < 1 or body[end - 1] != ":":  # no ":]": the '[' is an ordinary member
                 prev = "["
                 items.append(re.escape(prev))
+                if members is not None:
+                    members.append(prev)
             else:
                 posix = _POSIX.get(body[j + 2:end - 1])
                 if posix is None:
                     return None, n  # an unknown [:name:] aborts the match
                 items.append(posix)
+                members = None  # named classes stay regexes
                 prev = None
                 j = end
         else:
             prev = ch
             items.append(re.escape(ch))
+            if members is not None:
+                members.append(ch)
         j += 1
-    members = "".join(items)
-    return CharClass(f"[^/{members}]" if negated else f"(?!/)[{members}]"), j + 1
+    source = "".join(items)
+    regex = f"[^/{source}]" if negated else f"(?!/)[{source}]"
+    if members is not None:
+        members = list(dict.fromkeys(c for c in members if c != "/"))  # a class never matches '/'
+        if len(members) > _MAX_MEMBERS:
+            members = None
+    return _Class(regex, None if members is None else "".join(members)), j + 1
 
 
 def _wild_tokens(body: str, pathname: bool) -> list[list[Token]] | None:
@@ -196,6 +231,76 @@ def _glued(tokens: list[Token]) -> list[list[Token]]:
     return [tokens]
 
 
+_NEVER = 1 << 62  # an index past every line's
+_MAX_BUILT = 256  # directories with lines of their own whose tests a chain keeps between searches
+_MAX_EXPANSION = 16  # a segment whose classes expand to at most this many literal forms is tested without regex
+
+_Test = tuple[str, str] | tuple[str, tuple[str, str, re.Pattern[str]]]  # (kind, text) or ("regex", (head, tail, re))
+_Entry = tuple[int, _Test]  # (index of the line, a test on the name that is true exactly when the line matches)
+
+
+def _literal(tokens: Sequence[Token]) -> str | None:
+    """The text of tokens that are all literal characters, else None."""
+    chars = [t for t in tokens if isinstance(t, str)]
+    return "".join(chars) if len(chars) == len(tokens) else None
+
+
+def _simple_test(tokens: list[Token]) -> _Test | None:
+    """``name``, ``suffix``, ``prefix`` or ``always`` for a segment of literal characters and at most one edge star."""
+    if (text := _literal(tokens)) is not None:
+        return "name", text
+    if tokens == [STAR]:
+        return "always", ""
+    if tokens[0] is STAR and (text := _literal(tokens[1:])) is not None:
+        return "suffix", text
+    if tokens[-1] is STAR and (text := _literal(tokens[:-1])) is not None:
+        return "prefix", text
+    return None
+
+
+def _segment_tests(segment: Sequence[Token]) -> tuple[_Test, ...]:
+    """Tests on a name that together are true exactly when the one-segment pattern ``segment`` matches it.
+
+    A class of a few characters is expanded (``*.py[cod]`` is three suffixes) when every form is then simple;
+    otherwise the segment is one linear-time regex, behind a test of its literal head and tail.
+    """
+    forms: list[list[Token]] = [[]]
+    for token in segment:
+        members = token.members if isinstance(token, _Class) else None
+        if members is not None and len(forms) * len(members) <= _MAX_EXPANSION:
+            forms = [[*form, char] for form in forms for char in members]
+        elif isinstance(token, CharClass):
+            forms = []
+            break
+        else:
+            for form in forms:
+                form.append(token)
+    if forms or not segment:
+        simple = [_simple_test(form) for form in forms]
+        if all(test is not None for test in simple):
+            return tuple(test for test in simple if test is not None)
+    first = next((k for k, t in enumerate(segment) if not isinstance(t, str)), len(segment))
+    last = next((k for k in range(len(segment), 0, -1) if not isinstance(segment[k - 1], str)), 0)
+    head = "".join(t for t in segment[:first] if isinstance(t, str))
+    tail = "".join(t for t in segment[last:] if isinstance(t, str)) if last > first else ""
+    return (("regex", (head, tail, re.compile(f"(?s:{alternatives_source([segment])})"))),)
+
+
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    """How one alternative of a line is tested on the entries of a directory (see :class:`_Chain`).
+
+    ``kind`` is ``everywhere`` (any directory), ``fixed`` (the directory ``directory`` below the file's),
+    ``pattern`` (directories whose path below the file's, with a final ``/``, matches ``regex``) or ``rest``
+    (every entry of the directories ``regex`` matches); ``tests`` then decide on the entry's name.
+    """
+
+    kind: str
+    tests: tuple[_Test, ...] = ()
+    directory: str = ""
+    regex: re.Pattern[str] | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class _Line:
     """One usable ignore line."""
@@ -203,34 +308,31 @@ class _Line:
     ignore: bool  # False for a '!' line
     dir_only: bool
     on_name: bool  # no '/': matched against the last component; else against the path below the file's directory
-    source: str  # alternatives_source() of the pattern
-    regex: re.Pattern[str]
-    tier: tuple[str, str] | None  # ("name" | "suffix" | "prefix" | "path", text) when a string test is exact
+    regex: re.Pattern[str]  # the whole pattern, on the name or the path
+    shapes: tuple[_Shape, ...]  # the pattern's alternatives, cut for the tiered tests
 
     def matches(self, rel: str, name: str) -> bool:
         return self.regex.match(name if self.on_name else rel) is not None
 
 
-def _tier(alternatives: list[list[Token]], on_name: bool) -> tuple[str, str] | None:
-    if len(alternatives) != 1:
-        return None
-    tokens = alternatives[0]
-    if not on_name:
-        if all(isinstance(t, str) or t is SLASH for t in tokens):
-            return "path", "".join(t if isinstance(t, str) else "/" for t in tokens)
-        return None
-    literal = [t for t in tokens if isinstance(t, str)]
-    if len(literal) == len(tokens):
-        return "name", "".join(literal)
-    if len(literal) == len(tokens) - 1:
-        if tokens[0] is STAR:
-            return "suffix", "".join(literal)
-        if tokens[-1] is STAR:
-            return "prefix", "".join(literal)
-    return None
+def _shape(tokens: list[Token], on_name: bool) -> _Shape:
+    """Cut an alternative at its last ``/``: a test of the directory, then tests of the name."""
+    if on_name:
+        return _Shape("everywhere", _segment_tests(tokens))
+    if tokens and tokens[-1] is REST:
+        return _Shape("rest", regex=re.compile(f"(?s:{alternatives_source([tokens])})"))
+    cut = max((k + 1 for k, t in enumerate(tokens) if t is SLASH or t is DEEP), default=0)
+    head, tests = tokens[:cut], _segment_tests(tokens[cut:])
+    if head == [DEEP]:
+        return _Shape("everywhere", tests)
+    if all(isinstance(t, str) or t is SLASH for t in head):
+        return _Shape("fixed", tests, directory="".join(t if isinstance(t, str) else "/" for t in head)[:-1])
+    return _Shape("pattern", tests, regex=re.compile(f"(?s:{alternatives_source([head])})"))
 
 
+@functools.lru_cache(maxsize=8192)
 def _parse_line(raw: str) -> _Line | None:
+    """One line as git reads it (cached: the same lines recur in many files, and in one file at many bases)."""
     line = _trim_trailing_spaces(raw)
     ignore = not line.startswith("!")
     if not ignore:
@@ -246,73 +348,12 @@ def _parse_line(raw: str) -> _Line | None:
     alternatives = _wild_tokens(line, pathname=not on_name)
     if alternatives is None:
         return None
-    source = alternatives_source(alternatives)
-    return _Line(ignore=ignore, dir_only=dir_only, on_name=on_name, source=source,
-                 regex=re.compile(f"(?s:{source})"), tier=_tier(alternatives, on_name))
+    return _Line(ignore=ignore, dir_only=dir_only, on_name=on_name,
+                 regex=re.compile(f"(?s:{alternatives_source(alternatives)})"),
+                 shapes=tuple(_shape(tokens, on_name) for tokens in alternatives))
 
 
-def _groups(sources: list[str]) -> tuple[re.Pattern[str], ...]:
-    """Alternations of ``sources``, compiled in groups of about :data:`_GROUP_CHARS` characters."""
-    groups: list[re.Pattern[str]] = []
-    current: list[str] = []
-    size = 0
-    for source in sources:
-        current.append(f"(?:{source})")
-        size += len(source)
-        if size >= _GROUP_CHARS:
-            groups.append(re.compile("(?s:" + "|".join(current) + ")"))
-            current, size = [], 0
-    if current:
-        groups.append(re.compile("(?s:" + "|".join(current) + ")"))
-    return tuple(groups)
-
-
-class _Tiers:
-    """Whether any of a set of lines can match an entry: string tests first, then grouped regexes."""
-
-    __slots__ = ("names", "path_regexes", "paths", "prefixes", "regexes", "suffixes")
-
-    def __init__(self, lines: Iterable[tuple[str, _Line]]) -> None:
-        """Take ``(base, line)`` pairs; ``base`` is the line's directory relative to the ignore base."""
-        names: set[str] = set()
-        paths: set[str] = set()
-        suffixes: list[str] = []
-        prefixes: list[str] = []
-        name_sources: list[str] = []
-        path_sources: list[str] = []
-        for base, line in lines:
-            prefix = base + "/" if base else ""
-            kind, text = line.tier or ("", "")
-            if kind == "name":
-                names.add(text)
-            elif kind == "suffix":
-                suffixes.append(text)
-            elif kind == "prefix":
-                prefixes.append(text)
-            elif kind == "path":
-                paths.add(prefix + text)
-            elif line.on_name:
-                name_sources.append(line.source)
-            else:
-                path_sources.append(re.escape(prefix) + f"(?:{line.source})")
-        self.names = frozenset(names)
-        self.paths = frozenset(paths)
-        self.suffixes = tuple(dict.fromkeys(suffixes))
-        self.prefixes = tuple(dict.fromkeys(prefixes))
-        self.regexes = _groups(name_sources)
-        self.path_regexes = _groups(path_sources)
-
-    def __bool__(self) -> bool:
-        return bool(self.names or self.paths or self.suffixes or self.prefixes or self.regexes or self.path_regexes)
-
-    def hit(self, rel: str, name: str) -> bool:
-        """Whether a line may match the entry at ``rel`` (relative to the ignore base) named ``name``."""
-        return (name in self.names or name.endswith(self.suffixes) or name.startswith(self.prefixes)
-                or rel in self.paths or any(r.match(name) for r in self.regexes)
-                or any(r.match(rel) for r in self.path_regexes))
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class RuleFile:
     """The usable lines of one ignore file, relative to the directory it applies to."""
 
@@ -354,7 +395,154 @@ class RuleFile:
         return self.match("/".join(parts), rel.endswith("/"))
 
 
-_Check = tuple[_Tiers, list[RuleFile]]
+class _Names:
+    """The lines that can apply to the entries of one directory, as tests on an entry's name.
+
+    Each line has an index in the order git tries them (deepest ignore file first, last line first): the smallest
+    index that matches decides. Literal names are a dict lookup; suffixes (``*.log``) are grouped by their last
+    character and prefixes (``tmp-*``) by their first, so a name meets only the few that can match it; the other
+    lines are regexes, tried in index order while they could still win, behind a test of their literal head and
+    tail (first by character, as for the prefixes and suffixes).
+    """
+
+    __slots__ = ("always", "ends", "ignore", "names", "outer", "regex_firsts", "regex_lasts", "regexes", "starts",
+                 "unguarded")
+
+    def __init__(self, entries: Iterable[_Entry], ignore: list[bool], outer: _Names | None = None) -> None:
+        """Index ``entries``; ``outer`` holds more lines of the same chain (those that apply everywhere)."""
+        self.ignore = ignore
+        self.outer = outer
+        self.always = _NEVER
+        self.names: dict[str, int] = {}
+        suffixes: dict[str, int] = {}
+        prefixes: dict[str, int] = {}
+        regexes: list[tuple[int, str, str, re.Pattern[str]]] = []
+        for index, (kind, data) in entries:
+            if kind == "always":
+                self.always = min(self.always, index)
+            elif isinstance(data, tuple):
+                regexes.append((index, *data))
+            else:
+                table = self.names if kind == "name" else suffixes if kind == "suffix" else prefixes
+                table[data] = min(table.get(data, _NEVER), index)
+        ends: dict[str, list[tuple[str, int]]] = {}
+        for suffix, index in suffixes.items():
+            ends.setdefault(suffix[-1], []).append((suffix, index))
+        starts: dict[str, list[tuple[str, int]]] = {}
+        for prefix, index in prefixes.items():
+            starts.setdefault(prefix[0], []).append((prefix, index))
+        self.ends = {char: tuple(tests) for char, tests in ends.items()}
+        self.starts = {char: tuple(tests) for char, tests in starts.items()}
+        self.regexes = tuple(sorted(regexes, key=lambda r: r[0]))
+        # one test before the regexes: the first character of a literal head, or (for the headless) the last of a
+        # literal tail, or a regex with neither
+        self.regex_firsts = frozenset(head[0] for _, head, _, _ in regexes if head)
+        self.regex_lasts = frozenset(tail[-1] for _, head, tail, _ in regexes if tail and not head)
+        self.unguarded = any(not head and not tail for _, head, tail, _ in regexes)
+
+    def decide(self, name: str) -> bool | None:
+        """True (ignored), False (re-included) or None (no line matches) for the entry called ``name``."""
+        best = self.best(name, _NEVER)
+        if self.outer is not None:
+            best = self.outer.best(name, best)
+        return None if best == _NEVER else self.ignore[best]
+
+    def best(self, name: str, best: int) -> int:
+        """The smallest index of a line here that matches ``name`` if below ``best``, else ``best``."""
+        if self.always < best:
+            best = self.always
+        hit = self.names.get(name)
+        if hit is not None and hit < best:
+            best = hit
+        first, last = name[:1], name[-1:]
+        tests = self.ends.get(last)
+        if tests is not None:
+            for suffix, index in tests:
+                if index < best and name.endswith(suffix):
+                    best = index
+        tests = self.starts.get(first)
+        if tests is not None:
+            for prefix, index in tests:
+                if index < best and name.startswith(prefix):
+                    best = index
+        if self.regexes and (self.unguarded or first in self.regex_firsts or last in self.regex_lasts):
+            for index, head, tail, regex in self.regexes:
+                if index >= best:
+                    break
+                if name.startswith(head) and name.endswith(tail) and regex.match(name):
+                    return index
+        return best
+
+
+def _below(rel_dir: str, base: str) -> str:
+    """``rel_dir`` relative to ``base`` (one of its ancestors or itself), with a trailing ``/`` unless empty."""
+    if not base:
+        return rel_dir + "/" if rel_dir else ""
+    return "" if rel_dir == base else rel_dir[len(base) + 1:] + "/"
+
+
+class _Chain:
+    """The lines of a rule chain (deepest file first) for the files, or the directories, of a directory.
+
+    A line naming one component applies in every directory. A line with a ``/`` splits at its last one: its head
+    must match the directory, its last segment the name. A literal head names one directory (looked up in a
+    dict), ``**/`` names all of them, any other head is a regex tried once per directory; a line ending in
+    ``/**`` matches every entry of the directories its head matches.
+    """
+
+    __slots__ = ("built", "everywhere", "fixed_dirs", "ignore", "pattern_dirs", "rest")
+
+    def __init__(self, chain: tuple[RuleFile, ...], dirs: bool) -> None:
+        self.built: dict[str, _Names] = {}  # the directories with lines of their own, kept for the next search
+        self.ignore: list[bool] = []
+        everywhere: list[_Entry] = []
+        self.fixed_dirs: dict[str, list[_Entry]] = {}
+        self.pattern_dirs: list[tuple[str, re.Pattern[str], list[_Entry]]] = []
+        self.rest: list[tuple[str, re.Pattern[str], int]] = []
+        for rule in chain:
+            for line in reversed(rule.lines):
+                if line.dir_only and not dirs:
+                    continue
+                index = len(self.ignore)
+                self.ignore.append(line.ignore)
+                for shape in line.shapes:
+                    entries = [(index, test) for test in shape.tests]
+                    if shape.kind == "everywhere":
+                        everywhere.extend(entries)
+                    elif shape.kind == "fixed":
+                        key = "/".join(part for part in (rule.base, shape.directory) if part)
+                        self.fixed_dirs.setdefault(key, []).extend(entries)
+                    elif shape.regex is not None:
+                        if shape.kind == "rest":
+                            self.rest.append((rule.base, shape.regex, index))
+                        else:
+                            self.pattern_dirs.append((rule.base, shape.regex, entries))
+        self.everywhere = _Names(everywhere, self.ignore)
+
+    def names(self, rel_dir: str) -> _Names:
+        """The tests for the entries of ``rel_dir`` (relative to the ignore base)."""
+        built = self.built.get(rel_dir)
+        if built is not None:
+            return built
+        extra = list(self.fixed_dirs.get(rel_dir, ()))
+        for base, regex, entries in self.pattern_dirs:
+            if regex.match(_below(rel_dir, base)):
+                extra.extend(entries)
+        for base, regex, index in self.rest:
+            if regex.match(_below(rel_dir, base)):
+                extra.append((index, ("always", "")))
+        if not extra:
+            return self.everywhere
+        if len(self.built) >= _MAX_BUILT:
+            self.built.clear()
+        built = self.built[rel_dir] = _Names(extra, self.ignore, self.everywhere)
+        return built
+
+
+@functools.lru_cache(maxsize=512)
+def _chain_index(chain: tuple[RuleFile, ...], dirs: bool) -> _Chain:
+    """Built once per process for a chain of parsed files (they are cached by text, and hash by identity)."""
+    return _Chain(chain, dirs)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -406,36 +594,40 @@ class IgnoreRules:
     def __init__(self, base: str) -> None:
         self.base = base
         self._files: dict[str, RuleFile | None] = {}
-        self._chains: dict[str, list[RuleFile]] = {}
+        self._chains: dict[str, tuple[RuleFile, ...]] = {}
         self._dirs: dict[str, bool] = {}
-        self._file_checks: dict[str, _Check | bool] = {}
-        self._tiers: dict[tuple[bool, tuple[int, ...]], _Tiers | None] = {}
+        self._file_checks: dict[str, _Names | bool] = {}  # with the directory's own state: True if it is ignored
+        self._tests: tuple[dict[str, _Names | None], dict[str, _Names | None]] = ({}, {})  # for files, for dirs
         exclude = _read(os.path.join(base, ".git", "info", "exclude"))
-        self._exclude = RuleFile.parse("", exclude) if exclude else None
+        self._exclude = _parse_cached("", exclude) if exclude else None
+
+    def no_ignore_file(self, rel_dir: str) -> None:
+        """Record that ``rel_dir`` has no ``.gitignore`` (a walker saw its listing), unless it was read already."""
+        self._files.setdefault(rel_dir, None)
 
     def _file(self, rel_dir: str) -> RuleFile | None:
         if rel_dir not in self._files:
-            text = _read(os.path.join(self.base, rel_dir, ".gitignore"))
+            path = os.path.join(self.base, rel_dir, ".gitignore")
+            # most directories have none: access() says so without the cost of a failed open() and its exception
+            text = _read(path) if os.access(path, os.F_OK, follow_symlinks=False) else None
             self._files[rel_dir] = _parse_cached(rel_dir, text) if text else None
         return self._files[rel_dir]
 
-    def ignored(self, rel: str, is_dir: bool, chain: list[RuleFile] | None = None) -> bool:
+    def ignored(self, rel: str, is_dir: bool) -> bool:
         """Whether the entry at ``rel`` (relative to base) is ignored by its own rules (parents not checked)."""
-        if chain is None:
-            chain = self._chain(rel.rpartition("/")[0])
-        for rule in chain:
-            decision = rule.match(rel[len(rule.base) + 1:] if rule.base else rel, is_dir)
-            if decision is not None:
-                return decision
-        return False
+        parent, _, name = rel.rpartition("/")
+        names = self._names(parent, is_dir)
+        return names is not None and names.decide(name) is True
 
-    def _chain_tiers(self, chain: list[RuleFile], dirs: bool) -> _Tiers | None:
-        """The pre-check for the files (or the directories) of a directory with this chain; None: nothing applies."""
-        key = (dirs, tuple(map(id, chain)))  # directories sharing rule files share the pre-checks
-        if key not in self._tiers:
-            tiers = _Tiers((rule.base, line) for rule in chain for line in rule.lines if dirs or not line.dir_only)
-            self._tiers[key] = tiers if tiers else None
-        return self._tiers[key]
+    def _names(self, rel_dir: str, dirs: bool) -> _Names | None:
+        """The tests for the files (or the directories) of ``rel_dir``; None when no line applies there (cached)."""
+        known = self._tests[dirs]
+        if rel_dir in known:
+            return known[rel_dir]
+        chain = self._chain(rel_dir)
+        names = _chain_index(chain, dirs).names(rel_dir) if chain else None
+        known[rel_dir] = names = names if names is not None and names.ignore else None
+        return names
 
     def file_ignored(self, rel: str) -> bool:
         """Whether the file at ``rel`` (relative to base) is ignored, by its own rules or one of its directories.
@@ -446,20 +638,21 @@ class IgnoreRules:
         check = self._file_checks.get(parent)
         if check is None:
             check = self._file_checks[parent] = self._file_check(parent)
-        if isinstance(check, bool):
+        if check is True or check is False:
             return check
-        tiers, chain = check
-        return tiers.hit(rel, name) and self.ignored(rel, False, chain)
+        best = check.best(name, _NEVER)  # check.decide(name) is True, without two calls on the hot path
+        if check.outer is not None:
+            best = check.outer.best(name, best)
+        return best != _NEVER and check.ignore[best]
 
-    def _file_check(self, parent: str) -> _Check | bool:
-        """For the files of ``parent``: a constant answer, or (pre-check, rule chain)."""
-        if parent and self.dir_ignored(parent):
+    def _file_check(self, rel_dir: str) -> _Names | bool:
+        """For the files of ``rel_dir``: a constant answer, or the tests to run on each name."""
+        if rel_dir and self.dir_ignored(rel_dir):
             return True
-        chain = self._chain(parent)
-        tiers = self._chain_tiers(chain, dirs=False)
-        return False if tiers is None else (tiers, chain)
+        names = self._names(rel_dir, False)
+        return False if names is None else names
 
-    def _chain(self, rel_dir: str) -> list[RuleFile]:
+    def _chain(self, rel_dir: str) -> tuple[RuleFile, ...]:
         """Rule files that apply to entries of ``rel_dir``, deepest first (the exclude file last); cached."""
         chain = self._chains.get(rel_dir)
         if chain is not None:
@@ -471,9 +664,9 @@ class IgnoreRules:
             if directory:
                 inherited = self._chains[directory.rpartition("/")[0]]
             else:
-                inherited = [self._exclude] if self._exclude is not None else []
+                inherited = (self._exclude,) if self._exclude is not None else ()
             own = self._file(directory)
-            self._chains[directory] = [own, *inherited] if own is not None else inherited
+            self._chains[directory] = (own, *inherited) if own is not None else inherited
         return self._chains[rel_dir]
 
     def dir_ignored(self, rel_dir: str) -> bool:
@@ -488,16 +681,14 @@ class IgnoreRules:
         for directory in reversed(pending):
             if not known:
                 parent, _, name = directory.rpartition("/")
-                chain = self._chain(parent)
-                tiers = self._chain_tiers(chain, dirs=True)
-                known = tiers is not None and tiers.hit(directory, name) and self.ignored(directory, True, chain)
+                names = self._names(parent, True)
+                known = names is not None and names.decide(name) is True
             self._dirs[directory] = known
         return known
 
     def ancestors_ignored(self, rel_dir: str) -> bool:
         """Whether ``rel_dir`` or one of its parents (below base) is ignored."""
-        parts = rel_dir.split("/") if rel_dir else []
-        return any(self.ignored("/".join(parts[: i + 1]), True) for i in range(len(parts)))
+        return bool(rel_dir) and self.dir_ignored(rel_dir)
 
 
 def walk_files(
@@ -507,83 +698,41 @@ def walk_files(
     skip_dirs: frozenset[str] = ALWAYS_SKIPPED,
     on_ignored: bool = False,
     ordered: bool = False,
+    wanted: Callable[[str], object] | None = None,
 ) -> Iterator[tuple[str, os.DirEntry[str], bool]]:
     """Yield ``(path relative to top, entry, ignored)`` for every regular file below ``top``.
 
     Symlinks are not followed (neither to files nor to directories). Ignored directories are pruned, and ignored
     files are skipped, unless ``on_ignored`` asks to see them too (flagged ``ignored=True``; used to count them).
     With ``ordered``, files come in path order (entries sorted by name, depth first), so a consumer can stop early.
+    With ``wanted``, only files for which ``wanted(path relative to top)`` is true are yielded, and the ignore
+    rules are applied to those only (a glob's match is cheaper than the rules, and rejects most files).
+    This is :func:`agenttools._walk.walk` with an ``enter`` that prunes; the rules cache what they decide per
+    directory, so the walk needs no state of its own.
     """
-    if ordered:
-        yield from _walk_ordered(top, rules, skip_dirs, on_ignored)
-        return
-    base_rel = ""
+    prefix = ""
     if rules is not None:
         base_rel = os.path.relpath(top, rules.base).replace(os.sep, "/")
-        base_rel = "" if base_rel == "." else base_rel
-    stack: list[tuple[str, str, bool]] = [(top, "", False)]
-    while stack:
-        directory, rel_dir, inherited = stack.pop()
+        prefix = "" if base_rel == "." else base_rel + "/"
+
+    def enter(rel: str, entry: os.DirEntry[str]) -> bool:
+        return entry.name not in skip_dirs and (on_ignored or rules is None or not rules.dir_ignored(prefix + rel))
+
+    def listed(rel_dir: str, entries: list[os.DirEntry[str]]) -> None:
+        if rules is not None and not any(entry.name == ".gitignore" for entry in entries):
+            rules.no_ignore_file((prefix + rel_dir).rstrip("/"))  # the listing says so: no need to try opening one
+
+    for rel, entry, is_dir in walk(top, path_order=ordered, enter=enter, listed=None if rules is None else listed):
+        if is_dir:
+            continue
         try:
-            with os.scandir(directory) as it:
-                entries = list(it)
+            if not entry.is_file(follow_symlinks=False):
+                continue
         except OSError:
             continue
-        for rel, entry, is_dir, ignored in _classify(entries, base_rel, rel_dir, rules, inherited):
-            if is_dir:
-                if entry.name in skip_dirs or (ignored and not on_ignored):
-                    continue
-                stack.append((entry.path, rel, ignored))
-            elif not ignored or on_ignored:
-                yield rel, entry, ignored
-
-
-def _classify(entries: list[os.DirEntry[str]], base_rel: str, rel_dir: str,
-              rules: IgnoreRules | None, inherited: bool,
-              ) -> Iterator[tuple[str, os.DirEntry[str], bool, bool]]:
-    """Yield ``(rel, entry, is_dir, ignored)`` for the regular files and directories of one listing."""
-    full_rel_dir = "/".join(p for p in (base_rel, rel_dir) if p)
-    check = rules is not None and not inherited
-    for entry in entries:
-        try:
-            is_dir = entry.is_dir(follow_symlinks=False)
-            is_file = entry.is_file(follow_symlinks=False)
-        except OSError:
+        if wanted is not None and not wanted(rel):
             continue
-        if not (is_dir or is_file):
-            continue
-        full_rel = f"{full_rel_dir}/{entry.name}" if full_rel_dir else entry.name
-        ignored = inherited or (check and rules is not None
-                                and (rules.dir_ignored(full_rel) if is_dir else rules.file_ignored(full_rel)))
-        yield (f"{rel_dir}/{entry.name}" if rel_dir else entry.name), entry, is_dir, ignored
-
-
-def _walk_ordered(top: str, rules: IgnoreRules | None, skip_dirs: frozenset[str],
-                  on_ignored: bool) -> Iterator[tuple[str, os.DirEntry[str], bool]]:
-    base_rel = ""
-    if rules is not None:
-        base_rel = os.path.relpath(top, rules.base).replace(os.sep, "/")
-        base_rel = "" if base_rel == "." else base_rel
-
-    def listing(directory: str, rel_dir: str, inherited: bool) -> Iterator[tuple[str, os.DirEntry[str], bool, bool]]:
-        try:
-            with os.scandir(directory) as it:
-                entries = sorted(it, key=lambda e: e.name)
-        except OSError:
-            return iter(())
-        return _classify(entries, base_rel, rel_dir, rules, inherited)
-
-    # iterative, a stack of listings (recursion failed at ~1,000 levels): a directory's entries are taken up
-    # again after everything below one of its subdirectories has been yielded
-    stack = [listing(top, "", False)]
-    while stack:
-        for rel, entry, is_dir, ignored in stack[-1]:
-            if is_dir:
-                if entry.name not in skip_dirs and (not ignored or on_ignored):
-                    stack.append(listing(entry.path, rel, ignored))
-                    break
-            elif not ignored or on_ignored:
-                yield rel, entry, ignored
-        else:
-            stack.pop()
-
+        if rules is None:
+            yield rel, entry, False
+        elif not (ignored := rules.file_ignored(prefix + rel)) or on_ignored:
+            yield rel, entry, ignored
