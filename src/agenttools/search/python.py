@@ -1,8 +1,12 @@
-"""The pure-Python backend of :func:`agenttools.search.grep`: the same results as ripgrep, with no binary.
+r"""The pure-Python backend of :func:`agenttools.search.grep`: the same results as ripgrep, with no binary.
 
 Files are read whole with a few system calls (a tree holds thousands of small files); a file over
 ``_LARGE`` bytes is read and searched in blocks of whole lines instead, so memory stays bounded by the block size
 plus the longest line. A file with a NUL byte and no UTF-16/32 byte-order mark is binary and never searched.
+
+A pattern with a piece of plain ASCII text every match must contain (``PyErr_SetString``, ``def \w+\(``) is
+first looked for in the raw bytes of a file, case-folded as the search is: most files of a tree lack it and are
+neither decoded nor searched (decoding alone cost more than ripgrep's whole search).
 """
 
 from __future__ import annotations
@@ -10,15 +14,16 @@ from __future__ import annotations
 import codecs
 import os
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import regex
 
 from agenttools._text import detect_bom, open_regular, read_fd
 from agenttools.search.ignore import ALWAYS_SKIPPED, IgnoreRules, walk_files
-from agenttools.search.results import GrepMatch
+from agenttools.search.results import FileHits
 
-__all__ = ["decode_for_search", "grep_python"]
+__all__ = ["decode_for_search", "grep_python", "required_literal"]
 
 _LARGE = 16 << 20  # read whole below this
 _BLOCK = 4 << 20  # block size above it
@@ -43,8 +48,79 @@ def display(line: str) -> str:
     return line.encode("utf-8", errors="surrogateescape").decode("utf-8", errors="replace")
 
 
-def _grep_text(compiled: regex.Pattern[str], text: str, deadline: float) -> list[tuple[int, str]]:
-    """(line number, line) of every line with a match; one whole-text search, line numbers only for hits."""
+_ZERO_WIDTH_OR_CLASS = frozenset("dDwWsSbBAZ")  # escapes that take no argument: they end a run of text
+_QUANTIFIERS = frozenset("*+?")
+
+
+def required_literal(pattern: str) -> str | None:
+    """The longest run of plain ASCII text every match of ``pattern`` contains (None if none is certain).
+
+    A conservative scan of the text before the first class or group: a pattern with an alternation, a counted
+    repeat or fuzzy constraint (``{``) or an inline flag or extension (``(?``) has none, and a character a
+    quantifier follows is not required. Runs of fewer than three characters are not worth a pass over a file.
+    """
+    if "|" in pattern or "{" in pattern or "(?" in pattern:
+        return None
+    runs: list[str] = []
+    run: list[str] = []
+    index, end = 0, len(pattern)
+    while index < end:
+        char = pattern[index]
+        index += 1
+        if char in "[()]}":
+            break  # what follows a class or a group is not scanned
+        if char in _QUANTIFIERS:
+            if run:
+                run.pop()  # the character before is optional (or repeated: it is at least there, left out anyway)
+        elif char == "\\":
+            escaped = pattern[index:index + 1]
+            index += 1
+            if escaped.isascii() and escaped and not escaped.isalnum():
+                run.append(escaped)
+                continue
+            if escaped not in _ZERO_WIDTH_OR_CLASS or not escaped:
+                break  # \x41, \1, \p{L}...: an escape with an argument, not scanned further
+        elif char not in ".^$" and char.isascii():
+            run.append(char)
+            continue
+        runs.append("".join(run))  # a quantifier, an anchor, a class escape or non-ASCII text ends the run
+        run = []
+    runs.append("".join(run))
+    longest = max(runs, key=len)
+    return longest if len(longest) >= 3 else None
+
+
+# the UTF-8 of the non-ASCII letters that match an ASCII letter case-insensitively (simple case folding, as
+# ``regex`` does in V0): U+0130 and U+0131 (i), U+017F (s), U+212A (k)
+_FOLD_PARTNERS = regex.compile(rb"\xc4[\xb0\xb1]|\xc5\xbf|\xe2\x84\xaa")
+
+
+class _Prefilter:
+    """A test on a file's raw bytes that is false only when no line of the file can match the pattern."""
+
+    def __init__(self, literal: str, ignore_case: bool) -> None:
+        flags = regex.IGNORECASE if ignore_case else 0  # on bytes: ASCII letters only, as lowercasing them
+        self._find = regex.compile(regex.escape(literal.encode("ascii")), flags).search
+        self._folds = ignore_case and not {"i", "k", "s"}.isdisjoint(literal.lower())
+
+    def may_match(self, data: bytes) -> bool:
+        if self._find(data, concurrent=True) is not None:
+            return True
+        if data[:2] in (b"\xff\xfe", b"\xfe\xff") or data[:4] == b"\x00\x00\xfe\xff":
+            return True  # UTF-16/32: the text is not in these bytes as ASCII (a UTF-8 BOM is UTF-8 text)
+        # a non-ASCII letter that folds to an ASCII one may stand in the text for one of the literal's letters
+        return self._folds and not data.isascii() and _FOLD_PARTNERS.search(data, concurrent=True) is not None
+
+
+def prefilter(compiled: regex.Pattern[str]) -> _Prefilter | None:
+    """The raw-bytes test for ``compiled``, or None when its pattern has no required plain text."""
+    literal = required_literal(compiled.pattern)
+    return None if literal is None else _Prefilter(literal, bool(compiled.flags & regex.IGNORECASE))
+
+
+def _grep_text(compiled: regex.Pattern[str], text: str, deadline: float,
+               most: int | None = None) -> list[tuple[int, str]]:
+    """(line number, line) of every line with a match (the first ``most``); line numbers counted only for hits."""
     hits: list[tuple[int, str]] = []
     pos, line_number, counted_to = 0, 1, 0
     end = len(text)
@@ -63,13 +139,16 @@ def _grep_text(compiled: regex.Pattern[str], text: str, deadline: float) -> list
             continue
         line_number += text.count("\n", counted_to, start)
         counted_to = start
-        hits.append((line_number, text[start:stop]))
+        hits.append((line_number, display(text[start:stop])))
+        if len(hits) == most:
+            break
         pos = stop + 1
     return hits
 
 
-def _search_file(path: str, compiled: regex.Pattern[str], deadline: float) -> list[tuple[int, str]]:
-    """(line number, line) of the matching lines of one file; none for a binary or unreadable file.
+def _search_file(path: str, compiled: regex.Pattern[str], deadline: float, test: _Prefilter | None,
+                 most: int | None = None) -> list[tuple[int, str]]:
+    """(line number, line) of the matching lines of one file (the first ``most``); none if binary or unreadable.
 
     A file is read whole with four system calls and no file object (a tree holds thousands of small files),
     or in blocks of whole lines when it is large.
@@ -80,18 +159,24 @@ def _search_file(path: str, compiled: regex.Pattern[str], deadline: float) -> li
     fd, size = opened
     try:
         if size > _LARGE:
-            return _search_blocks(fd, compiled, deadline) or []
+            return _search_blocks(fd, compiled, deadline, most) or []
         data = read_fd(fd, size)
     except OSError:
         return []
     finally:
         os.close(fd)
+    if test is not None and not test.may_match(data):
+        return []
     text = decode_for_search(data)
-    return [] if text is None else _grep_text(compiled, text, deadline)
+    return [] if text is None else _grep_text(compiled, text, deadline, most)
 
 
-def _search_blocks(fd: int, compiled: regex.Pattern[str], deadline: float) -> list[tuple[int, str]] | None:
-    """Search a large file block by block, each block ending at a line end; None when it turns out binary."""
+def _search_blocks(fd: int, compiled: regex.Pattern[str], deadline: float,
+                   most: int | None = None) -> list[tuple[int, str]] | None:
+    """Search a large file block by block, each block ending at a line end; None when it turns out binary.
+
+    Past the first ``most`` hits the rest is only read for what makes the file binary (a NUL, bad UTF-16/32).
+    """
     found = detect_bom(os.pread(fd, 4, 0))
     encoding, errors = (found[1], "strict") if found else ("utf-8", "surrogateescape")
     os.lseek(fd, len(found[0]) if found else 0, os.SEEK_SET)
@@ -103,6 +188,15 @@ def _search_blocks(fd: int, compiled: regex.Pattern[str], deadline: float) -> li
         final = not chunk
         if not found and b"\x00" in chunk:
             return None
+        if most is not None and len(hits) >= most:
+            if found:  # still decode, for the error that makes it binary; nothing else is needed of it
+                try:
+                    decoder.decode(chunk, final=final)
+                except UnicodeDecodeError:
+                    return None
+            if final:
+                return hits
+            continue
         try:
             text = carry + decoder.decode(chunk, final=final)
         except UnicodeDecodeError:
@@ -110,43 +204,63 @@ def _search_blocks(fd: int, compiled: regex.Pattern[str], deadline: float) -> li
         cut = len(text) if final else text.rfind("\n") + 1
         block, carry = text[:cut], text[cut:]
         if block:
-            hits.extend((first_line + number - 1, line) for number, line in _grep_text(compiled, block, deadline))
+            left = None if most is None else most - len(hits)
+            hits.extend((first_line + number - 1, line)
+                        for number, line in _grep_text(compiled, block, deadline, left))
             first_line += block.count("\n")
         if final:
             return hits
 
 
-def _grep_files(batch: list[tuple[str, str]], compiled: regex.Pattern[str], deadline: float) -> list[GrepMatch]:
-    return [GrepMatch(path=path, rel=rel, line_number=number, line=display(line))
-            for rel, path in batch for number, line in _search_file(path, compiled, deadline)]
-
-
 _PARALLEL_FILES = 256  # below this, threads cost more than they save
 _BATCH = 64
+Keep = Callable[[str], bool]
+
+
+def _targets(root: Path, include: regex.Pattern[str] | None, rules: IgnoreRules | None, keep: Keep | None,
+             ordered: bool) -> Iterator[tuple[str, str]]:
+    for rel, entry, _ in walk_files(str(root), rules=rules, skip_dirs=ALWAYS_SKIPPED, ordered=ordered):
+        if (include is None or include.match(rel)) and (keep is None or keep(entry.path)):
+            yield rel, entry.path
+
+
+def _grep_files(batch: list[tuple[str, str]], compiled: regex.Pattern[str], deadline: float,
+                test: _Prefilter | None) -> list[FileHits]:
+    found: list[FileHits] = []
+    for rel, path in batch:
+        hits = _search_file(path, compiled, deadline, test)
+        if hits:
+            found.append((rel, path, hits))
+    return found
 
 
 def grep_python(root: Path, compiled: regex.Pattern[str], include: regex.Pattern[str] | None,
-                 rules: IgnoreRules | None, deadline: float, limit: int | None = None) -> list[GrepMatch]:
-    """Search files in batches on a few threads (reads and ``regex`` matching release the GIL).
+                rules: IgnoreRules | None, deadline: float, limit: int | None = None, *,
+                keep: Keep | None = None) -> list[FileHits]:
+    """Each matching file's lines, files in any order; those for which ``keep(path)`` is false are not searched.
 
-    With ``limit``, files are searched one by one in path order until ``limit`` matching lines are found.
+    With ``limit``, files are searched one by one in path order until ``limit`` matching lines are found (the last
+    file read only up to them). Without, in batches on a few threads (reads and ``regex`` release the GIL).
     """
+    test = prefilter(compiled)
     if limit is not None:
-        found: list[GrepMatch] = []
-        for rel, entry, _ in walk_files(str(root), rules=rules, skip_dirs=ALWAYS_SKIPPED, ordered=True):
-            if include is None or include.match(rel):
-                found.extend(_grep_files([(rel, entry.path)], compiled, deadline))
-                if len(found) >= limit:
+        found: list[FileHits] = []
+        left = limit
+        for rel, path in _targets(root, include, rules, keep, ordered=True):
+            hits = _search_file(path, compiled, deadline, test, left)
+            if hits:
+                found.append((rel, path, hits))
+                left -= len(hits)
+                if left <= 0:
                     break
         return found
-    targets = [(rel, entry.path) for rel, entry, _ in walk_files(str(root), rules=rules, skip_dirs=ALWAYS_SKIPPED)
-               if include is None or include.match(rel)]
+    targets = list(_targets(root, include, rules, keep, ordered=False))
     workers = min(4, (os.cpu_count() or 1) - 1)  # measured: on two cores one thread is faster (the GIL)
     if len(targets) < _PARALLEL_FILES or workers < 2:
-        return _grep_files(targets, compiled, deadline)
+        return _grep_files(targets, compiled, deadline, test)
     from concurrent.futures import ThreadPoolExecutor
 
     batches = [targets[i:i + _BATCH] for i in range(0, len(targets), _BATCH)]
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="agenttools-grep") as pool:
-        results = list(pool.map(lambda batch: _grep_files(batch, compiled, deadline), batches))
-    return [match for batch in results for match in batch]
+        results = list(pool.map(lambda batch: _grep_files(batch, compiled, deadline, test), batches))
+    return [file for batch in results for file in batch]
