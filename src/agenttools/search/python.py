@@ -16,6 +16,7 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import AnyStr
 
 import regex
 
@@ -23,7 +24,7 @@ from agenttools._text import detect_bom, open_regular, read_fd
 from agenttools.search.ignore import ALWAYS_SKIPPED, IgnoreRules, walk_files
 from agenttools.search.results import FileHits
 
-__all__ = ["decode_for_search", "grep_python", "required_literal"]
+__all__ = ["decode_for_search", "grep_python", "plain_text", "required_literal"]
 
 _LARGE = 16 << 20  # read whole below this
 _BLOCK = 4 << 20  # block size above it
@@ -90,9 +91,8 @@ def required_literal(pattern: str) -> str | None:
     return longest if len(longest) >= 3 else None
 
 
-# the UTF-8 of the non-ASCII letters that match an ASCII letter case-insensitively (simple case folding, as
-# ``regex`` does in V0): U+0130 and U+0131 (i), U+017F (s), U+212A (k)
-_FOLD_PARTNERS = regex.compile(rb"\xc4[\xb0\xb1]|\xc5\xbf|\xe2\x84\xaa")
+_FOLDING = regex.compile("[iks]+")  # letters a non-ASCII letter also matches case-insensitively (simple case
+# folding, as ``regex`` does in V0): U+0130 and U+0131 (i), U+017F (s), U+212A (k)
 
 
 class _Prefilter:
@@ -101,27 +101,59 @@ class _Prefilter:
     def __init__(self, literal: str, ignore_case: bool) -> None:
         flags = regex.IGNORECASE if ignore_case else 0  # on bytes: ASCII letters only, as lowercasing them
         self._find = regex.compile(regex.escape(literal.encode("ascii")), flags).search
-        self._folds = ignore_case and not {"i", "k", "s"}.isdisjoint(literal.lower())
+        # in text with non-ASCII letters, only the longest piece without the letters they match is certain
+        piece = max(_FOLDING.split(literal.lower()), key=len) if ignore_case else literal
+        self._folds = len(piece) < len(literal)
+        self._find_piece = regex.compile(regex.escape(piece.encode("ascii")), flags).search
 
     def may_match(self, data: bytes) -> bool:
         if self._find(data, concurrent=True) is not None:
             return True
         if data[:2] in (b"\xff\xfe", b"\xfe\xff") or data[:4] == b"\x00\x00\xfe\xff":
             return True  # UTF-16/32: the text is not in these bytes as ASCII (a UTF-8 BOM is UTF-8 text)
-        # a non-ASCII letter that folds to an ASCII one may stand in the text for one of the literal's letters
-        return self._folds and not data.isascii() and _FOLD_PARTNERS.search(data, concurrent=True) is not None
+        if not self._folds or data.isascii():
+            return False
+        return self._find_piece(data, concurrent=True) is not None  # an empty piece is found anywhere
 
 
-def prefilter(compiled: regex.Pattern[str]) -> _Prefilter | None:
-    """The raw-bytes test for ``compiled``, or None when its pattern has no required plain text."""
-    literal = required_literal(compiled.pattern)
-    return None if literal is None else _Prefilter(literal, bool(compiled.flags & regex.IGNORECASE))
+def plain_text(pattern: str) -> str | None:
+    """The text a pattern of plain ASCII text alone stands for (escaped punctuation unescaped), else None."""
+    text: list[str] = []
+    index, end = 0, len(pattern)
+    while index < end:
+        char = pattern[index]
+        index += 1
+        if char == "\\":
+            char = pattern[index:index + 1]
+            index += 1
+            if not char or not char.isascii() or char.isalnum():
+                return None
+        elif char in ".^$*+?{}[]()|" or not char.isascii():
+            return None
+        text.append(char)
+    return "".join(text) or None
 
 
-def _grep_text(compiled: regex.Pattern[str], text: str, deadline: float,
-               most: int | None = None) -> list[tuple[int, str]]:
+class _Query:
+    """A compiled pattern and the byte-level shortcuts it allows."""
+
+    def __init__(self, compiled: regex.Pattern[str]) -> None:
+        self.compiled = compiled
+        ignore_case = bool(compiled.flags & regex.IGNORECASE)
+        literal = required_literal(compiled.pattern)
+        self.test = None if literal is None else _Prefilter(literal, ignore_case)
+        """The raw-bytes test, when the pattern has a required plain text."""
+        plain = plain_text(compiled.pattern)
+        self.plain = None if plain is None else regex.compile(regex.escape(plain.encode("ascii")),
+                                                             regex.IGNORECASE if ignore_case else 0)
+        """For a pattern that is plain text: the same search on bytes, which in ASCII text finds the same lines
+        (no ASCII character matches a non-ASCII one), without decoding."""
+
+
+def _grep_text(compiled: regex.Pattern[AnyStr], text: AnyStr, newline: AnyStr, deadline: float,
+               most: int | None = None) -> list[tuple[int, AnyStr]]:
     """(line number, line) of every line with a match (the first ``most``); line numbers counted only for hits."""
-    hits: list[tuple[int, str]] = []
+    hits: list[tuple[int, AnyStr]] = []
     pos, line_number, counted_to = 0, 1, 0
     end = len(text)
     while pos <= end:
@@ -129,25 +161,24 @@ def _grep_text(compiled: regex.Pattern[str], text: str, deadline: float,
         if remaining <= 0:
             raise TimeoutError
         match = compiled.search(text, pos, timeout=remaining, concurrent=True)
-        if match is None or (match.start() == end and (end == 0 or text.endswith("\n"))):
+        if match is None or (match.start() == end and (end == 0 or text.endswith(newline))):
             break  # no phantom line after a final newline (nor in an empty file), as ripgrep
-        start = text.rfind("\n", 0, match.start()) + 1
-        stop = text.find("\n", match.start())
+        start = text.rfind(newline, 0, match.start()) + 1
+        stop = text.find(newline, match.start())
         stop = end if stop == -1 else stop
         if match.end() > stop and compiled.search(text, start, stop, timeout=remaining, concurrent=True) is None:
             pos = stop + 1  # the match needed the next line: not a match of this line
             continue
-        line_number += text.count("\n", counted_to, start)
+        line_number += text.count(newline, counted_to, start)
         counted_to = start
-        hits.append((line_number, display(text[start:stop])))
+        hits.append((line_number, text[start:stop]))
         if len(hits) == most:
             break
         pos = stop + 1
     return hits
 
 
-def _search_file(path: str, compiled: regex.Pattern[str], deadline: float, test: _Prefilter | None,
-                 most: int | None = None) -> list[tuple[int, str]]:
+def _search_file(path: str, query: _Query, deadline: float, most: int | None = None) -> list[tuple[int, str]]:
     """(line number, line) of the matching lines of one file (the first ``most``); none if binary or unreadable.
 
     A file is read whole with four system calls and no file object (a tree holds thousands of small files),
@@ -159,16 +190,23 @@ def _search_file(path: str, compiled: regex.Pattern[str], deadline: float, test:
     fd, size = opened
     try:
         if size > _LARGE:
-            return _search_blocks(fd, compiled, deadline, most) or []
+            return _search_blocks(fd, query.compiled, deadline, most) or []
         data = read_fd(fd, size)
     except OSError:
         return []
     finally:
         os.close(fd)
-    if test is not None and not test.may_match(data):
+    if query.test is not None and not query.test.may_match(data):
         return []
+    if query.plain is not None and data.isascii():
+        if b"\x00" in data:
+            return []  # binary
+        return [(number, line.decode("ascii")) for number, line in _grep_text(query.plain, data, b"\n", deadline,
+                                                                               most)]
     text = decode_for_search(data)
-    return [] if text is None else _grep_text(compiled, text, deadline, most)
+    if text is None:
+        return []
+    return [(number, display(line)) for number, line in _grep_text(query.compiled, text, "\n", deadline, most)]
 
 
 def _search_blocks(fd: int, compiled: regex.Pattern[str], deadline: float,
@@ -205,8 +243,8 @@ def _search_blocks(fd: int, compiled: regex.Pattern[str], deadline: float,
         block, carry = text[:cut], text[cut:]
         if block:
             left = None if most is None else most - len(hits)
-            hits.extend((first_line + number - 1, line)
-                        for number, line in _grep_text(compiled, block, deadline, left))
+            hits.extend((first_line + number - 1, display(line))
+                        for number, line in _grep_text(compiled, block, "\n", deadline, left))
             first_line += block.count("\n")
         if final:
             return hits
@@ -224,11 +262,10 @@ def _targets(root: Path, include: regex.Pattern[str] | None, rules: IgnoreRules 
             yield rel, entry.path
 
 
-def _grep_files(batch: list[tuple[str, str]], compiled: regex.Pattern[str], deadline: float,
-                test: _Prefilter | None) -> list[FileHits]:
+def _grep_files(batch: list[tuple[str, str]], query: _Query, deadline: float) -> list[FileHits]:
     found: list[FileHits] = []
     for rel, path in batch:
-        hits = _search_file(path, compiled, deadline, test)
+        hits = _search_file(path, query, deadline)
         if hits:
             found.append((rel, path, hits))
     return found
@@ -240,14 +277,16 @@ def grep_python(root: Path, compiled: regex.Pattern[str], include: regex.Pattern
     """Each matching file's lines, files in any order; those for which ``keep(path)`` is false are not searched.
 
     With ``limit``, files are searched one by one in path order until ``limit`` matching lines are found (the last
-    file read only up to them). Without, in batches on a few threads (reads and ``regex`` release the GIL).
+    file read only up to them). Without, in batches on a few threads where there are more than two cores (reads
+    and ``regex`` searches release the GIL, but the walk and the glue hold it: measured on two cores, one thread
+    was faster, also for a capped search with threads searching ahead in path order).
     """
-    test = prefilter(compiled)
+    query = _Query(compiled)
     if limit is not None:
         found: list[FileHits] = []
         left = limit
         for rel, path in _targets(root, include, rules, keep, ordered=True):
-            hits = _search_file(path, compiled, deadline, test, left)
+            hits = _search_file(path, query, deadline, left)
             if hits:
                 found.append((rel, path, hits))
                 left -= len(hits)
@@ -255,12 +294,12 @@ def grep_python(root: Path, compiled: regex.Pattern[str], include: regex.Pattern
                     break
         return found
     targets = list(_targets(root, include, rules, keep, ordered=False))
-    workers = min(4, (os.cpu_count() or 1) - 1)  # measured: on two cores one thread is faster (the GIL)
+    workers = min(4, (os.cpu_count() or 1) - 1)
     if len(targets) < _PARALLEL_FILES or workers < 2:
-        return _grep_files(targets, compiled, deadline, test)
+        return _grep_files(targets, query, deadline)
     from concurrent.futures import ThreadPoolExecutor
 
     batches = [targets[i:i + _BATCH] for i in range(0, len(targets), _BATCH)]
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="agenttools-grep") as pool:
-        results = list(pool.map(lambda batch: _grep_files(batch, compiled, deadline, test), batches))
+        results = list(pool.map(lambda batch: _grep_files(batch, query, deadline), batches))
     return [file for batch in results for file in batch]
