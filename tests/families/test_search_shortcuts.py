@@ -162,7 +162,7 @@ def test_denied_files_do_not_count_toward_the_cap(tmp_path, backend, cap):
      b"3:\xff\xfe\r"],
 )
 def test_lines_are_counted_as_parsed(piece):
-    assert _rg._count_lines(piece) == len(_rg._LINE.findall(piece))
+    assert _rg._count_lines(piece) == len(_rg._TEXT_LINE.findall(piece.decode("utf-8", errors="replace")))
 
 
 def test_built_matches_equal_constructed_ones_and_stay_frozen():
@@ -171,7 +171,7 @@ def test_built_matches_equal_constructed_ones_and_stay_frozen():
     assert cut
     assert built == [GrepMatch(path="/r/a.txt", rel="a.txt", line_number=1, line="x"),
                      GrepMatch(path="/r/a.txt", rel="a.txt", line_number=5, line="y")]
-    assert build_matches(files) == (built + [GrepMatch(path="/r/b/c.txt", rel="b/c.txt", line_number=2, line="z")],
+    assert build_matches(files) == ([*built, GrepMatch(path="/r/b/c.txt", rel="b/c.txt", line_number=2, line="z")],
                                     False)
     assert hash(built[0]) == hash(GrepMatch(path="/r/a.txt", rel="a.txt", line_number=1, line="x"))
     with pytest.raises(attrs.exceptions.FrozenInstanceError):

@@ -364,7 +364,7 @@ class _Ripgrep:
 
 
 _WARNING = b": WARNING: stopped searching binary file after match"
-_LINE = re.compile(rb"^([0-9]+):(.*)$", re.MULTILINE)  # "." takes any byte but a line feed (a CR stays)
+_TEXT_LINE = re.compile(r"^([0-9]+):(.*)$", re.MULTILINE)  # "." takes anything but a line feed (a CR stays)
 
 
 class _Parsed:
@@ -490,14 +490,15 @@ class _Parsed:
             kept.sort(key=lambda file: path_key(file[0]))
         found: list[FileHits] = []
         for rel, segments in kept:
-            raw = _LINE.findall(segments[0] if len(segments) == 1 else b"\n".join(segments))
+            if room is not None and room <= 0:
+                break
+            output = segments[0] if len(segments) == 1 else b"\n".join(segments)
+            # decoded whole: a line feed ends any bad sequence, so each line decodes as it would alone
+            lines = _TEXT_LINE.findall(output.decode("utf-8", errors="replace"))
             if room is not None:
-                if room <= 0:
-                    break
-                raw = raw[:room]
-                room -= len(raw)
-            found.append((rel, base + rel, [(int(number), line.decode("utf-8", errors="replace"))
-                                            for number, line in raw]))
+                lines = lines[:room]
+                room -= len(lines)
+            found.append((rel, base + rel, [(int(number), line) for number, line in lines]))
         return found
 
 
