@@ -97,20 +97,24 @@ _FOLDED = {"i": rb"(?:i|\xc4[\xb0\xb1])", "k": rb"(?:k|\xe2\x84\xaa)", "s": rb"(
 
 
 class _Prefilter:
-    """A test on a file's raw bytes that is false only when no line of the file can match the pattern."""
+    """A test on a file's raw bytes that is false only when no line of the file can match the pattern.
+
+    In ASCII bytes, ``find`` looks for the text (``pattern``), ASCII letters case-folded as the search folds them;
+    ``beyond_ascii`` tells whether other bytes may hold it.
+    """
 
     def __init__(self, literal: str, ignore_case: bool) -> None:
         flags = regex.IGNORECASE if ignore_case else 0  # on bytes: ASCII letters only, as lowercasing them
-        self._find = regex.compile(regex.escape(literal.encode("ascii")), flags).search
-        self._find_folded = self._find
+        self.pattern = regex.compile(regex.escape(literal.encode("ascii")), flags)
+        self.find = self.pattern.search
+        self._find_folded = self.find
         if ignore_case and not {"i", "k", "s"}.isdisjoint(literal.lower()):
             # in text with non-ASCII letters, those letters may stand for i, k or s
             self._find_folded = regex.compile(b"".join(_FOLDED.get(char, regex.escape(char.encode("ascii")))
                                                        for char in literal.lower()), flags).search
 
-    def may_match(self, data: bytes) -> bool:
-        if data.isascii():
-            return self._find(data, concurrent=True) is not None
+    def beyond_ascii(self, data: bytes) -> bool:
+        """Whether bytes that are not all ASCII may hold the text."""
         if data[:2] in (b"\xff\xfe", b"\xfe\xff") or data[:4] == b"\x00\x00\xfe\xff":
             return True  # UTF-16/32: the text is not in these bytes as ASCII (a UTF-8 BOM is UTF-8 text)
         if b"\x00" in data:
@@ -142,14 +146,13 @@ class _Query:
     def __init__(self, compiled: regex.Pattern[str]) -> None:
         self.compiled = compiled
         ignore_case = bool(compiled.flags & regex.IGNORECASE)
-        literal = required_literal(compiled.pattern)
+        plain = plain_text(compiled.pattern)
+        self.plain = plain is not None
+        """The pattern is plain text: in an ASCII file, ``test.find`` finds the same lines (no ASCII character
+        matches a non-ASCII one), and the file need not be decoded."""
+        literal = plain or required_literal(compiled.pattern)
         self.test = None if literal is None else _Prefilter(literal, ignore_case)
         """The raw-bytes test, when the pattern has a required plain text."""
-        plain = plain_text(compiled.pattern)
-        self.plain = None if plain is None else regex.compile(regex.escape(plain.encode("ascii")),
-                                                             regex.IGNORECASE if ignore_case else 0)
-        """For a pattern that is plain text: the same search on bytes, which in ASCII text finds the same lines
-        (no ASCII character matches a non-ASCII one), without decoding."""
 
 
 def _grep_text(compiled: regex.Pattern[AnyStr], text: AnyStr, newline: AnyStr, deadline: float,
@@ -203,13 +206,18 @@ def _search_file(path: str, query: _Query, deadline: float, most: int | None = N
         return []
     finally:
         os.close(fd)
-    if query.plain is not None and data.isascii():  # its first search is the prefilter's
-        if b"\x00" in data:
-            return []  # binary
-        return [(number, line.decode("ascii"))
-                for number, line in _grep_text(query.plain, data, b"\n", deadline, most, literal=True)]
-    if query.test is not None and not query.test.may_match(data):
-        return []
+    test = query.test
+    if test is not None:
+        if not data.isascii():  # (stops at the first byte that is not: a binary file is passed over at once)
+            if not test.beyond_ascii(data):
+                return []
+        elif test.find(data, concurrent=True) is None:
+            return []
+        elif query.plain:
+            if b"\x00" in data:
+                return []  # binary
+            return [(number, line.decode("ascii")) for number, line in _grep_text(
+                test.pattern, data, b"\n", deadline, most, literal=True)]
     text = decode_for_search(data)
     if text is None:
         return []
