@@ -155,7 +155,8 @@ def grep(
         respect_gitignore: Skip files ignored by .gitignore rules (and ``.git`` itself, always).
         backend: ``rg``, ``python`` or ``auto`` (default: the ``AGENTTOOLS_SEARCH_BACKEND`` environment variable,
             else ``auto``: ripgrep when found).
-        max_matches: Keep at most this many lines (``truncated`` tells).
+        max_matches: Keep at most this many lines, the first in path order (``truncated`` tells). Files the
+            workspace denies are left out before the lines are counted.
         timeout: Seconds before the search gives up with :class:`~agenttools.ToolTimeoutError`.
 
     Raises:
