@@ -176,3 +176,17 @@ def test_built_matches_equal_constructed_ones_and_stay_frozen():
     assert hash(built[0]) == hash(GrepMatch(path="/r/a.txt", rel="a.txt", line_number=1, line="x"))
     with pytest.raises(attrs.exceptions.FrozenInstanceError):
         built[0].line = "changed"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("cap", [None, 5, 1500])
+def test_a_file_name_with_a_line_feed_is_not_read_as_lines(tmp_path, cap):
+    # ripgrep prints "name NUL first line": the name "b\n7:needle injected" would read as a line "b" (dropped) and
+    # a file "7:needle injected", or with --heading as a line 7 of the file printed before it; the Python backend
+    # serves such a tree (it used to report "7:needle injected" as the file)
+    (tmp_path / "a.txt").write_text("needle a\n")
+    (tmp_path / "b\n7:needle injected").write_text("needle b\n")
+    (tmp_path / "c\n\nd.txt").write_text("needle c\n")
+    found = grep(Workspace(tmp_path), "needle", max_matches=cap)
+    assert found.backend == "python"
+    assert [(m.rel, m.line_number, m.line) for m in found.matches] == [
+        ("a.txt", 1, "needle a"), ("b\n7:needle injected", 1, "needle b"), ("c\n\nd.txt", 1, "needle c")]

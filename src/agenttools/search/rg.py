@@ -54,6 +54,10 @@ class _Unrebasable(Exception):  # noqa: N818 - internal signal
     pass
 
 
+class _Unparsable(Exception):  # noqa: N818 - internal signal
+    """ripgrep's output cannot be split into files for certain: a file name holds a line feed."""
+
+
 def _rebase(line: str, rel: str) -> str | None:
     """Rewrite one gitignore line written for an ancestor directory so it applies from ``rel`` below it."""
     text = line.rstrip("\n")
@@ -142,6 +146,8 @@ def grep(
         return _grep(root, args, _Parsed(root, anchored, include_re, keep, limit), rules, deadline)
     except RipgrepStuckError:
         return None  # an ignore file is a FIFO or a device: the Python backend passes it by (it never opens one)
+    except _Unparsable:
+        return None  # the Python backend walks the names themselves
 
 
 def _grep(root: Path, args: list[str], parsed: _Parsed, rules: IgnoreRules | None,
@@ -402,6 +408,7 @@ class _Parsed:
         """The file whose lines are being read."""
         self._cutoff: str | None = None  # path_key past which files are passed over
         self._trim_at = None if limit is None else 2 * limit
+        self._name_next = True  # the next block starts with a file's name
         self._hits: list[bytes] | None = None  # where the current file's lines go; None: not kept
         self._included = False
 
@@ -431,6 +438,7 @@ class _Parsed:
         That is ``path NUL`` before a file's first line, ``number:line`` lines, a binary warning after them, and an
         empty line before the next file. The lines of a file that is not kept are passed over unsplit.
         """
+        self._check_names(output)
         pos, end = 0, len(output)
         while pos < end:
             nul = output.find(b"\x00", pos)
@@ -443,6 +451,28 @@ class _Parsed:
             pos = nul + 1  # the file's first line follows its name
         if self._trim_at is not None and self.count > self._trim_at:
             self._trim()
+
+    def _check_names(self, output: bytes) -> None:
+        """Raise :class:`_Unparsable` unless every line after an empty one (and the first) holds a NUL.
+
+        A name is the text from the start of a line to its NUL: a name holding a line feed would be read as its
+        last piece, and its first pieces as lines of the file before. Those first pieces sit where only a name
+        may (first, or after the empty line between files), and a name's first piece holds no NUL.
+        """
+        starts = [0] if self._name_next else []
+        if output.startswith(b"\n"):
+            starts.append(1)  # the line ended at the cut before this block was empty
+        at = output.find(b"\n\n")
+        while at >= 0:
+            starts.append(at + 2)
+            at = output.find(b"\n\n", at + 1)
+        for start in starts:
+            if start == len(output):
+                continue  # the empty line ends the block: the next block starts with a name
+            nul, feed = output.find(b"\x00", start), output.find(b"\n", start)
+            if nul < 0 or 0 <= feed < nul:
+                raise _Unparsable
+        self._name_next = output.endswith(b"\n") or (output == b"" and self._name_next)
 
     def _lines(self, segment: bytes) -> None:
         """Keep a piece of the current file's output as it is: ``result`` parses the files it returns."""
