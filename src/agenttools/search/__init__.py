@@ -22,7 +22,7 @@ from agenttools.search import rg as _rg
 from agenttools.search.ignore import IgnoreRules, find_ignore_base, walk_files
 from agenttools.search.pattern import MAX_REPEAT_EXPANSION, compile_pattern, include_matcher
 from agenttools.search.python import grep_python
-from agenttools.search.results import GlobMatch, GlobResult, GrepMatch, GrepResult, path_key
+from agenttools.search.results import FileHits, GlobMatch, GlobResult, GrepMatch, GrepResult, build_matches, path_key
 from agenttools.workspace import Workspace
 
 __all__ = ["MAX_REPEAT_EXPANSION", "Backend", "GlobMatch", "GlobResult", "GrepMatch", "GrepResult", "compile_pattern",
@@ -121,21 +121,6 @@ def glob_files(
     return GlobResult(root=root, matches=tuple(matches), ignored_count=ignored)
 
 
-def _in_path_order(found: list[GrepMatch]) -> list[GrepMatch]:
-    """Files in path order, lines ascending: the files are sorted, not the (many more) lines."""
-    by_file: dict[str, list[GrepMatch]] = {}
-    for match in found:
-        lines = by_file.get(match.rel)
-        if lines is None:
-            by_file[match.rel] = [match]
-        else:
-            lines.append(match)
-    ordered: list[GrepMatch] = []
-    for rel in sorted(by_file, key=path_key):
-        ordered.extend(by_file[rel])  # both backends read a file front to back: its lines are in order
-    return ordered
-
-
 def _backend(requested: Backend | None) -> Backend:
     choice = requested or os.environ.get("AGENTTOOLS_SEARCH_BACKEND", "auto").strip().lower() or "auto"
     if choice not in ("auto", "rg", "python"):
@@ -169,7 +154,8 @@ def grep(
         respect_gitignore: Skip files ignored by .gitignore rules (and ``.git`` itself, always).
         backend: ``rg``, ``python`` or ``auto`` (default: the ``AGENTTOOLS_SEARCH_BACKEND`` environment variable,
             else ``auto``: ripgrep when found).
-        max_matches: Keep at most this many lines (``truncated`` tells).
+        max_matches: Keep at most this many lines, the first in path order (``truncated`` tells). Files the
+            workspace denies are left out before the lines are counted.
         timeout: Seconds before the search gives up with :class:`~agenttools.ToolTimeoutError`.
 
     Raises:
@@ -189,22 +175,20 @@ def grep(
         rules = None
     deadline = time.monotonic() + timeout
     choice = _backend(backend)
-    found: list[GrepMatch] | None = None
+    found: list[FileHits] | None = None
     used: Literal["rg", "python"] = "python"
     limit = None if max_matches is None else max_matches + 1  # one more, to know whether the list was cut
+    keep = None if not ws.deny else (lambda file: ws.denied_by(file) is None)  # before counting toward the cap
     try:
         if choice != "python":
             found = _rg.grep(root, pattern, include, include_re, rules, ignore_case=ignore_case,
-                             deadline=deadline, required=choice == "rg", limit=limit)
+                             deadline=deadline, required=choice == "rg", limit=limit, keep=keep)
             used = "rg"
         if found is None:
-            found = grep_python(root, compiled, include_re, rules, deadline, limit)
+            found = grep_python(root, compiled, include_re, rules, deadline, limit, keep=keep)
             used = "python"
     except TimeoutError:
         raise ToolTimeoutError(f"search timed out after {timeout:g} seconds", seconds=timeout) from None
-    if ws.deny:
-        found = [m for m in found if ws.denied_by(m.path) is None]
-    found = _in_path_order(found)
-    truncated = max_matches is not None and len(found) > max_matches
-    return GrepResult(root=root, pattern=pattern, matches=tuple(found[:max_matches] if truncated else found),
-                      backend=used, truncated=truncated)
+    found.sort(key=lambda file: path_key(file[0]))  # files in path order; both backends give each file's lines in order
+    matches, truncated = build_matches(found, max_matches)
+    return GrepResult(root=root, pattern=pattern, matches=tuple(matches), backend=used, truncated=truncated)

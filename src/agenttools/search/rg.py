@@ -15,6 +15,7 @@ import codecs
 import contextlib
 import mmap
 import os
+import re
 import select
 import selectors
 import shutil
@@ -23,7 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import attrs
@@ -32,7 +33,7 @@ import regex
 from agenttools._calls import current_scope
 from agenttools._text import detect_bom, open_regular, read_regular
 from agenttools.search.ignore import IgnoreRules
-from agenttools.search.results import GrepMatch
+from agenttools.search.results import FileHits, path_key
 
 __all__ = ["MAX_MEMORY", "RipgrepRun", "RipgrepStuckError", "check_ripgrep", "find_rg", "grep", "run_rg"]
 
@@ -51,6 +52,10 @@ def find_rg() -> str | None:
 
 class _Unrebasable(Exception):  # noqa: N818 - internal signal
     pass
+
+
+class _Unparsable(Exception):  # noqa: N818 - internal signal
+    """ripgrep's output cannot be split into files for certain: a file name holds a line feed."""
 
 
 def _rebase(line: str, rel: str) -> str | None:
@@ -117,15 +122,17 @@ def grep(
     deadline: float,
     required: bool,
     limit: int | None = None,
-) -> list[GrepMatch] | None:
+    keep: Callable[[str], bool] | None = None,
+) -> list[FileHits] | None:
     """Search with ripgrep; None when it cannot serve this query (the caller then uses Python).
 
-    With ``limit``, ripgrep walks in path order and is stopped as soon as ``limit`` matching lines are read.
+    Files come in any order. With ``limit``, they hold at least the first ``limit`` matching lines in path order
+    (when there are that many), and maybe more; files for which ``keep(path)`` is false are left out before counting.
     """
     binary = find_rg()
     if binary is None:
         return None
-    args = [binary, "--no-config", "--null", "--line-number", "--with-filename", "--no-heading", "--color=never",
+    args = [binary, "--no-config", "--null", "--line-number", "--with-filename", "--heading", "--color=never",
             "--hidden", "--no-ignore-parent", "--no-ignore-global", "--no-ignore-dot", "--no-ignore-exclude",
             "--no-require-git", "--glob=!.git", "--regexp", pattern]
     if ignore_case:
@@ -136,46 +143,71 @@ def grep(
     if len(os.fsencode(pattern)) > _MAX_ARG:
         return None  # one argument over the kernel's limit fails with E2BIG: the Python backend serves it
     try:
-        return _grep(root, args, anchored, include_re, rules, deadline, limit)
+        return _grep(root, args, _Parsed(root, anchored, include_re, keep, limit), rules, deadline)
     except RipgrepStuckError:
         return None  # an ignore file is a FIFO or a device: the Python backend passes it by (it never opens one)
+    except _Unparsable:
+        return None  # the Python backend walks the names themselves
 
 
-def _grep(root: Path, args: list[str], anchored: str | None, include_re: regex.Pattern[str] | None,
-          rules: IgnoreRules | None, deadline: float, limit: int | None) -> list[GrepMatch] | None:
+def _grep(root: Path, args: list[str], parsed: _Parsed, rules: IgnoreRules | None,
+          deadline: float) -> list[FileHits] | None:
+    limit = parsed.limit
     with _ignore_args(root, rules) as ignore:
         if ignore is None:
             return None
         full = [*args[:1], *ignore, *args[1:], "./"]
-        if limit is not None and limit >= _PARALLEL_FIRST:
-            # a large cap is rarely reached: search on all threads first, in path order only if it is reached
-            parsed, code = _collect(full, root, anchored, include_re, deadline, limit)
-            if len(parsed.matches) < limit:
-                return None if code not in (0, 1) and not parsed.matches else parsed.result()
-        if limit is not None:
-            full = [full[0], "--sort=path", *full[1:]]
-        parsed, code = _collect(full, root, anchored, include_re, deadline, limit)
-    if code not in (0, 1) and (limit is None or not parsed.matches):
-        return None  # e.g. a regex ripgrep rejects (look-around): the Python backend can serve it
-    if limit is not None and len(parsed.matches) >= limit:
-        parsed.suspect.add(parsed.matches[-1].rel)  # stopped inside its block: a warning may not have come yet
-    return parsed.result()[:limit]
+        if limit is None or limit >= _PARALLEL_FIRST:
+            # one run on all threads: files come in any order, so it is read to the end, and files sorting after
+            # the first ``limit`` lines in path order are passed over unparsed; only an output too large to read
+            # whole (a cap far below the number of matches) turns to a sorted run that can stop at the cap
+            code, complete = _collect(full, root, parsed, deadline, batched=True)
+            if complete:
+                if code not in (0, 1) and (limit is None or not parsed.matched):
+                    return None  # e.g. a regex ripgrep rejects (look-around): the Python backend can serve it
+                return parsed.result()
+            parsed = parsed.fresh()
+        assert limit is not None  # noqa: S101 - a run without a cap is always complete
+        code, complete = _collect([full[0], "--sort=path", *full[1:]], root, parsed, deadline, batched=False)
+    if code not in (0, 1) and not parsed.matched:
+        return None
+    if not complete:
+        parsed.suspect.add(parsed.current)  # stopped inside its block: a warning may not have come yet
+    return parsed.result()
 
 
 _PARALLEL_FIRST = 1000
 _MAX_ARG = 100_000  # Linux refuses a single argument over 128 KiB (MAX_ARG_STRLEN); stay well below it
+_READ_WHOLE_BYTES = 2048  # a parallel run capped at N lines reads at most N times this many bytes of output
 
 
-def _collect(args: list[str], root: Path, anchored: str | None, include_re: regex.Pattern[str] | None,
-             deadline: float, limit: int | None) -> tuple[_Parsed, int | None]:
-    """Run ripgrep and parse its output, stopping at ``limit`` matching lines; (matches, exit code)."""
-    parsed = _Parsed(root, anchored, include_re)
-    with _Ripgrep(args, root, deadline, b"\n") as rg:
-        for block in rg:
-            parsed.feed(block)
-            if limit is not None and len(parsed.matches) >= limit:
-                break
-    return parsed, rg.returncode
+def _collect(args: list[str], root: Path, parsed: _Parsed, deadline: float, *,
+             batched: bool) -> tuple[int | None, bool]:
+    """Run ripgrep and parse its output into ``parsed``; (exit code, whether its whole output was read).
+
+    A sorted run stops at ``parsed.limit`` lines; a parallel one (``batched``) when its output grows past what is
+    worth reading to the end.
+    """
+    limit = parsed.limit
+    complete = True
+    with _Ripgrep(args, root, deadline, b"\n", batched=batched) as rg:
+        if limit is None:
+            for block in rg:
+                parsed.feed(block)
+        elif batched:
+            most = limit * _READ_WHOLE_BYTES  # about 40 times the lines shown
+            for block in rg:
+                parsed.feed(block)
+                if rg.bytes_read > most:
+                    complete = False
+                    break
+        else:
+            for block in rg:
+                parsed.feed(block)
+                if parsed.count >= limit:
+                    complete = False
+                    break
+    return rg.returncode, complete
 
 
 @contextlib.contextmanager
@@ -248,18 +280,38 @@ def check_ripgrep(pid: int, *, max_memory: int = MAX_MEMORY) -> None:
                                     "would block it forever")
 
 
+_PIPE_SIZE = 1 << 20  # Linux lets anyone widen a pipe to 1 MiB (/proc/sys/fs/pipe-max-size)
+_BATCH_WAIT = 0.001
+
+
+def _widen_pipe(fd: int) -> int:
+    """Widen a pipe (Linux) to :data:`_PIPE_SIZE`; the size it has (64 KiB, the default, where that fails)."""
+    if sys.platform == "linux":
+        import fcntl
+
+        with contextlib.suppress(OSError):
+            return fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, _PIPE_SIZE)
+    return 1 << 16
+
+
 class _Ripgrep:
     """A running ripgrep whose output is read in blocks of complete records while it still walks.
 
     Leaving the ``with`` block stops it if it has not finished (a result cap, a timeout, an error).
     """
 
-    def __init__(self, args: list[str], root: Path, deadline: float, separator: bytes) -> None:
+    def __init__(self, args: list[str], root: Path, deadline: float, separator: bytes, *,
+                 batched: bool = False) -> None:
         self.proc = subprocess.Popen(args, cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL)
         self.deadline = deadline
         self.separator = separator
         self.returncode: int | None = None
+        self.bytes_read = 0
+        self.batched = batched
+        """Read the output in fewer, larger pieces (a wider pipe, a millisecond's wait after a small read): a
+        reader woken for every file ripgrep prints takes CPU time from ripgrep's own threads. For runs read to the
+        end; a run stopped at its first lines keeps the default, which sees each line at once."""
 
     def __enter__(self) -> _Ripgrep:
         return self
@@ -268,6 +320,10 @@ class _Ripgrep:
         assert self.proc.stdout is not None  # noqa: S101 - PIPE
         fd = self.proc.stdout.fileno()
         separator = self.separator
+        size, small = (1 << 18), 0
+        if self.batched:
+            size = _widen_pipe(fd)
+            small = size // 2
         scope = current_scope()
         check_at = time.monotonic() + _POLL
         pending: list[bytes] = []  # the pieces of an incomplete record: only each new chunk is searched, never
@@ -283,9 +339,12 @@ class _Ripgrep:
                 check_ripgrep(self.proc.pid)
             if not select.select([fd], [], [], min(remaining, _POLL))[0]:
                 continue
-            chunk = os.read(fd, 1 << 18)
+            chunk = os.read(fd, size)
             if not chunk:
                 break
+            self.bytes_read += len(chunk)
+            if len(chunk) < small:
+                time.sleep(_BATCH_WAIT)  # let more output gather (the pipe holds far more than comes in the time)
             cut = chunk.rfind(separator)
             if cut < 0:
                 pending.append(chunk)
@@ -311,52 +370,177 @@ class _Ripgrep:
 
 
 _WARNING = b": WARNING: stopped searching binary file after match"
+_TEXT_LINE = re.compile(r"^([0-9]+):(.*)$", re.MULTILINE)  # "." takes anything but a line feed (a CR stays)
 
 
 class _Parsed:
-    """ripgrep's ``--null`` output turned into matches, files it reports as binary dropped.
+    """ripgrep's ``--null`` output turned into each file's lines, files it reports as binary dropped.
 
     ripgrep skips a file whose first buffer holds a NUL byte and, when a NUL turns up after it already reported
     matches, prints a warning line naming the file; those files are dropped, as the Python backend never searches
     a file with a NUL. Lines with U+FFFD may come from a file with a byte-order mark that Python cannot decode:
     only such files (and one whose block was cut) are read again.
+
+    With a ``limit``, only the first ``limit`` lines in path order matter: a file's lines past ``limit`` are not
+    kept, and once the files read so far hold ``limit`` lines that will certainly be shown, every file sorting after
+    them is dropped and later ones sorting after them are passed over unparsed. ripgrep prints each file's lines
+    (and its binary warning) in one piece, so a file is complete when the next one starts.
     """
 
-    def __init__(self, root: Path, anchored: str | None, include_re: regex.Pattern[str] | None) -> None:
+    def __init__(self, root: Path, anchored: str | None, include_re: regex.Pattern[str] | None,
+                 keep: Callable[[str], bool] | None, limit: int | None) -> None:
+        self._args = (root, anchored, include_re, keep, limit)
         self.base = str(root).rstrip(os.sep) + os.sep
         self.include_re = include_re if anchored is not None else None
-        self.matches: list[GrepMatch] = []
+        self.keep = keep
+        self.limit = limit
+        self.files: dict[str, list[bytes]] = {}
+        """The kept files' pieces of output, as read."""
+        self.counts: dict[str, int] = {}
+        """How many lines each kept file has."""
         self.binary: set[str] = set()
         self.suspect: set[str] = set()
-        self._name = b""
-        self._rel = ""
-        self._full = ""
-        self._skip = False
+        self.count = 0
+        """Lines kept in ``files`` (at most ``limit`` of each file)."""
+        self.matched = False
+        """Whether ripgrep printed a line of a file the include glob takes (kept or not)."""
+        self.current = ""
+        """The file whose lines are being read."""
+        self._cutoff: str | None = None  # path_key past which files are passed over
+        self._trim_at = None if limit is None else 2 * limit
+        self._name_next = True  # the next block starts with a file's name
+        self._hits: list[bytes] | None = None  # where the current file's lines go; None: not kept
+        self._included = False
+
+    def fresh(self) -> _Parsed:
+        """A new parser for the same query."""
+        return _Parsed(*self._args)
+
+    def _start(self, name: bytes) -> None:
+        self.current = rel = os.fsdecode(name).removeprefix("./")
+        self._hits = None
+        self._included = self.include_re is None or self.include_re.match(rel) is not None
+        if not self._included:
+            return
+        self.matched = True  # a file is printed only with a line
+        if self._cutoff is not None and path_key(rel) > self._cutoff:
+            return
+        if self.keep is not None and not self.keep(self.base + rel):
+            return
+        hits = self.files.get(rel)
+        if hits is None:
+            hits = self.files[rel] = []
+        self._hits = hits
 
     def feed(self, output: bytes) -> None:
-        append = self.matches.append
-        for raw in output.split(b"\n"):
-            name, nul, rest = raw.partition(b"\x00")
-            if not nul:
+        """Parse whole lines of ``--heading --null`` output.
+
+        That is ``path NUL`` before a file's first line, ``number:line`` lines, a binary warning after them, and an
+        empty line before the next file. The lines of a file that is not kept are passed over unsplit.
+        """
+        self._check_names(output)
+        pos, end = 0, len(output)
+        while pos < end:
+            nul = output.find(b"\x00", pos)
+            stop = end if nul < 0 else max(pos, output.rfind(b"\n", pos, nul) + 1)  # where the next file's name is
+            if self._hits is not None and stop > pos:
+                self._lines(output[pos:stop])
+            if nul < 0:
+                break
+            self._start(output[stop:nul])
+            pos = nul + 1  # the file's first line follows its name
+        if self._trim_at is not None and self.count > self._trim_at:
+            self._trim()
+
+    def _check_names(self, output: bytes) -> None:
+        """Raise :class:`_Unparsable` unless every line after an empty one (and the first) holds a NUL.
+
+        A name is the text from the start of a line to its NUL: a name holding a line feed would be read as its
+        last piece, and its first pieces as lines of the file before. Those first pieces sit where only a name
+        may (first, or after the empty line between files), and a name's first piece holds no NUL.
+        """
+        starts = [0] if self._name_next else []
+        if output.startswith(b"\n"):
+            starts.append(1)  # the line ended at the cut before this block was empty
+        at = output.find(b"\n\n")
+        while at >= 0:
+            starts.append(at + 2)
+            at = output.find(b"\n\n", at + 1)
+        for start in starts:
+            if start == len(output):
+                continue  # the empty line ends the block: the next block starts with a name
+            nul, feed = output.find(b"\x00", start), output.find(b"\n", start)
+            if nul < 0 or 0 <= feed < nul:
+                raise _Unparsable
+        self._name_next = output.endswith(b"\n") or (output == b"" and self._name_next)
+
+    def _lines(self, segment: bytes) -> None:
+        """Keep a piece of the current file's output as it is: ``result`` parses the files it returns."""
+        assert self._hits is not None  # noqa: S101 - only called for a kept file
+        rel = self.current
+        counted = self.counts.get(rel, 0)
+        if self.limit is None or counted < self.limit:  # a file's lines past the cap are never shown
+            lines = _count_lines(segment)
+            self._hits.append(segment)
+            self.counts[rel] = counted + lines
+            self.count += lines if self.limit is None else min(lines, self.limit - counted)
+        if not segment.isascii() and "\ufffd" in segment.decode("utf-8", errors="replace"):
+            self.suspect.add(rel)  # a line shows U+FFFD (or a warning's path: one check too many)
+        if _WARNING in segment:
+            for raw in segment.split(b"\n"):
                 if _WARNING in raw:
                     self.binary.add(os.fsdecode(raw.partition(_WARNING)[0]).removeprefix("./"))
-                continue
-            if name != self._name:
-                self._name = name
-                self._rel = rel = os.fsdecode(name).removeprefix("./")
-                self._full = self.base + rel
-                self._skip = self.include_re is not None and not self.include_re.match(rel)
-            if self._skip:
-                continue
-            number, _, content = rest.partition(b":")
-            line = content.decode("utf-8", errors="replace")
-            if "\ufffd" in line:
-                self.suspect.add(self._rel)
-            append(GrepMatch(path=self._full, rel=self._rel, line_number=int(number), line=line))
 
-    def result(self) -> list[GrepMatch]:
-        drop = self.binary | {rel for rel in self.suspect if _is_binary_late(self.base + rel)}
-        return [match for match in self.matches if match.rel not in drop] if drop else self.matches
+    def _trim(self) -> None:
+        """Drop the files sorting after the first ``limit`` lines that will certainly be shown."""
+        limit = self.limit
+        assert limit is not None  # noqa: S101 - only called with a limit
+        order = sorted(self.files, key=path_key)
+        certain = 0
+        for index, rel in enumerate(order):
+            if rel == self.current or rel in self.binary or rel in self.suspect:
+                continue  # the current file may still turn out binary, a suspect one may be dropped at the end
+            certain += self.counts.get(rel, 0)
+            if certain >= limit:
+                self._cutoff = path_key(rel)
+                for later in order[index + 1:]:
+                    del self.files[later]
+                    self.count -= min(self.counts.pop(later, 0), limit)
+                    if later == self.current:
+                        self._hits = None
+                break
+        self._trim_at = self.count + limit
+
+    def result(self) -> list[FileHits]:
+        """The files kept and not binary (with a ``limit``, the first ``limit`` lines in path order), parsed."""
+        files, base, room = self.files, self.base, self.limit
+        drop = self.binary | {rel for rel in self.suspect if rel in files and _is_binary_late(base + rel)}
+        kept = [(rel, segments) for rel, segments in files.items() if rel not in drop]
+        if room is not None:
+            kept.sort(key=lambda file: path_key(file[0]))
+        found: list[FileHits] = []
+        for rel, segments in kept:
+            if room is not None and room <= 0:
+                break
+            output = segments[0] if len(segments) == 1 else b"\n".join(segments)
+            # decoded whole: a line feed ends any bad sequence, so each line decodes as it would alone
+            lines = _TEXT_LINE.findall(output.decode("utf-8", errors="replace"))
+            if room is not None:
+                lines = lines[:room]
+                room -= len(lines)
+            found.append((rel, base + rel, [(int(number), line) for number, line in lines]))
+        return found
+
+
+def _count_lines(segment: bytes) -> int:
+    """How many ``number:line`` lines a piece of one file's ``--heading`` output holds.
+
+    Split at line feeds, the piece holds those lines, ripgrep's binary warning, and empty pieces: the empty line
+    before the next file (never two in a row: a line is never empty, it starts with its number) and the empty ends
+    of a piece that starts or ends at a line feed.
+    """
+    lines = segment.count(b"\n") + 1 - segment.count(b"\n\n") - segment.count(_WARNING)
+    return lines - segment.startswith(b"\n") - segment.endswith(b"\n")
 
 
 def _is_binary_late(path: str) -> bool:
