@@ -37,3 +37,15 @@ def test_a_lazy_submodule_is_found_by_a_plain_import_elsewhere(tmp_path):
         assert urllib.request.Request is not None  # the attribute path works, and loads it
     """, ["urllib.request"])
     assert states == {"urllib.request": "loaded"}
+
+
+def test_building_the_gemini_toolset_and_reading_a_file_leave_regex_unloaded(tmp_path):
+    (tmp_path / "a.txt").write_text("hi\n")
+    states = _loaded_after(f"""
+        import agenttools
+        with agenttools.toolset("gemini", root={str(tmp_path)!r}) as reg:
+            assert reg.call("read_file", {{"absolute_path": {str(tmp_path / "a.txt")!r}}}).text == "hi\\n"
+            assert type(__import__("sys").modules["regex"]).__name__ == "_LazyModule"
+            assert "L1: hi" in reg.call("search_file_content", {{"pattern": "h."}}).text
+    """, ["regex"])
+    assert states == {"regex": "loaded"}  # by the search, and only then

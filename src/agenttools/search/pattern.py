@@ -2,25 +2,30 @@
 
 from __future__ import annotations
 
-import regex
+import re
+from typing import TYPE_CHECKING
 
 from agenttools._glob import GlobSyntaxError, compile_glob
+from agenttools._lazy import lazy_module
 from agenttools.errors import PatternError
 
-__all__ = ["MAX_REPEAT_EXPANSION", "compile_pattern", "include_matcher"]
+if TYPE_CHECKING:
+    import regex
+else:
+    regex = lazy_module("regex")  # about 10 ms to import: loaded by the first search, not by building a toolset
 
-_REGEX_FLAGS = regex.MULTILINE | regex.V0
+__all__ = ["MAX_REPEAT_EXPANSION", "compile_pattern", "include_matcher"]
 
 MAX_REPEAT_EXPANSION = 100_000
 """Most items a pattern's counted repeats may multiply out to: ``regex`` unrolls ``x{n}`` and ``x{n,}`` into n
 copies when it compiles (about 280 bytes each, with the GIL held), so ``a{10000000}`` or ``(?:(?:a{1000}){1000}){1000}``
 took gigabytes and killed the process."""
 
-_COUNTED = regex.compile(r"\{\s*([0-9]*)\s*(?:,\s*[0-9]*\s*)?\}")
+_COUNTED = re.compile(r"\{\s*([0-9]*)\s*(?:,\s*[0-9]*\s*)?\}")
 _ESCAPE_WITH_BRACES = frozenset("pPNxuUgk")
 
 
-_VERBOSE = regex.compile(r"\(\?[a-zA-Z0-9-]*x")
+_VERBOSE = re.compile(r"\(\?[a-zA-Z0-9-]*x")
 
 
 def _repeat_expansion(pattern: str) -> int:
@@ -100,7 +105,7 @@ def compile_pattern(pattern: str, *, ignore_case: bool = True) -> regex.Pattern[
         raise PatternError(pattern=pattern, kind="regex",
                            reason=f"its counted repeats multiply out to more than {MAX_REPEAT_EXPANSION} items")
     try:
-        return regex.compile(pattern, _REGEX_FLAGS | (regex.IGNORECASE if ignore_case else 0))
+        return regex.compile(pattern, regex.MULTILINE | regex.V0 | (regex.IGNORECASE if ignore_case else 0))
     except (regex.error, ValueError, OverflowError) as exc:
         raise PatternError(pattern=pattern, kind="regex", reason=str(exc)) from None
 

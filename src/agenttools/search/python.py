@@ -16,13 +16,17 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import AnyStr
+from typing import TYPE_CHECKING, AnyStr
 
-import regex
-
+from agenttools._lazy import lazy_module
 from agenttools._text import detect_bom, open_regular, read_fd
 from agenttools.search.ignore import ALWAYS_SKIPPED, IgnoreRules, walk_files
 from agenttools.search.results import FileHits
+
+if TYPE_CHECKING:
+    import regex
+else:
+    regex = lazy_module("regex")  # about 10 ms to import: loaded by the first search, not by building a toolset
 
 __all__ = ["decode_for_search", "grep_python", "plain_text", "required_literal"]
 
