@@ -37,7 +37,7 @@ _BLOCK = 4 << 20  # block size above it
 def decode_for_search(data: bytes) -> str | None:
     """The text to search, or None for a binary file (a NUL byte and no UTF-16/32 byte-order mark)."""
     found = detect_bom(data[:4])
-    if found is not None:
+    if found is not None and found[1] != "utf-8":
         bom, encoding = found
         try:
             return data[len(bom):].decode(encoding)
@@ -45,6 +45,11 @@ def decode_for_search(data: bytes) -> str | None:
             return None
     if b"\x00" in data:
         return None
+    if found is not None:  # UTF-8 with a BOM: strict, as every BOM decides the encoding
+        try:
+            return data[len(found[0]):].decode("utf-8")
+        except UnicodeDecodeError:
+            return None
     return data.decode("utf-8", errors="surrogateescape")
 
 
@@ -243,7 +248,7 @@ def _search_blocks(fd: int, compiled: regex.Pattern[str], deadline: float,
     while True:
         chunk = os.read(fd, _BLOCK)
         final = not chunk
-        if not found and b"\x00" in chunk:
+        if (not found or encoding == "utf-8") and b"\x00" in chunk:  # only UTF-16/32 text holds NUL bytes
             return None
         if most is not None and len(hits) >= most:
             if found:  # still decode, for the error that makes it binary; nothing else is needed of it

@@ -179,7 +179,10 @@ def _grep(root: Path, args: list[str], parsed: _Parsed, rules: IgnoreRules | Non
         return None
     if not complete:
         parsed.suspect.add(parsed.current)  # stopped inside its block: a warning may not have come yet
-    return parsed.result()
+    found = parsed.result()
+    if not complete and sum(len(lines) for _, _, lines in found) < limit:
+        return None  # lines counted toward the cap were dropped (a binary file): those after the stop are unknown
+    return found
 
 
 _PARALLEL_FIRST = 1000
@@ -494,7 +497,7 @@ class _Parsed:
             self.suspect.add(rel)  # a line shows U+FFFD (or a warning's path: one check too many)
         if _WARNING in segment:
             for raw in segment.split(b"\n"):
-                if _WARNING in raw:
+                if raw.startswith(b"./") and _WARNING in raw:  # a warning, not a line (``number:``) with its text
                     self.binary.add(os.fsdecode(raw.partition(_WARNING)[0]).removeprefix("./"))
 
     def _trim(self) -> None:
@@ -545,15 +548,16 @@ def _count_lines(segment: bytes) -> int:
     before the next file (never two in a row: a line is never empty, it starts with its number) and the empty ends
     of a piece that starts or ends at a line feed.
     """
-    lines = segment.count(b"\n") + 1 - segment.count(b"\n\n") - segment.count(_WARNING)
+    warnings = segment.count(b"\n./") + segment.startswith(b"./")  # only a warning line starts with its path
+    lines = segment.count(b"\n") + 1 - segment.count(b"\n\n") - warnings
     return lines - segment.startswith(b"\n") - segment.endswith(b"\n")
 
 
 def _is_binary_late(path: str) -> bool:
     """Whether the Python backend treats as binary a file ripgrep reported lines of (read again, in full).
 
-    A file with a byte-order mark is binary when it does not decode; one without, when it holds a NUL byte
-    (ripgrep skips a file whose first buffer holds one, so a smaller file cannot).
+    A file with a byte-order mark is binary when it does not decode; one without a UTF-16/32 one, when it holds a
+    NUL byte (ripgrep skips a file whose first buffer holds one, so a smaller file cannot).
     """
     opened = open_regular(path)  # without blocking, fstat-checked: a FIFO swapped in is binary, never read
     if opened is None:
@@ -569,7 +573,8 @@ def _is_binary_late(path: str) -> bool:
                 decoder.decode(block)
                 offset += len(block)
             decoder.decode(b"", final=True)
-            return False
+            if encoding != "utf-8":
+                return False  # UTF-16/32 text holds NUL bytes; UTF-8 with a BOM is binary with one, as without
         if size <= _RG_BUFFER:
             return False
         with mmap.mmap(fd, 0, access=mmap.ACCESS_READ) as view:
