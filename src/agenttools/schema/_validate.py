@@ -261,7 +261,7 @@ class _Validator:
         if not isinstance(value, str):
             return []
         out: list[ValidationIssue] = []
-        length = len(value.encode("utf-16-le")) // 2  # JavaScript counts UTF-16 code units
+        length = _js_length(value)  # JavaScript counts UTF-16 code units
         if "maxLength" in schema and length > schema["maxLength"]:
             out.append(self._issue(path, "maxLength", f"must NOT have more than {schema['maxLength']} characters",
                                    limit=schema["maxLength"]))
@@ -391,7 +391,10 @@ _TYPE_CHECKS: dict[str, Check] = {
 
 
 def _js_length(value: str) -> int:
-    return len(value) if value.isascii() else len(value.encode("utf-16-le")) // 2
+    """The length JavaScript gives a string: UTF-16 code units (a lone surrogate, which JSON allows, counts one)."""
+    if value.isascii():
+        return len(value)
+    return len(value.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def compile_check(schema: Any) -> Check:
