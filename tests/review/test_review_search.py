@@ -54,3 +54,25 @@ def test_utf8_bom_file_with_a_nul_is_binary_whatever_the_pattern(tmp_path: Path,
     (tmp_path / "plain.txt").write_bytes(b"hello plain\n")
     result = grep(Workspace(tmp_path), pattern, backend=backend)  # type: ignore[arg-type]
     assert _rows(result) == ([("plain.txt", 1, "hello plain")], False)
+
+
+# BUG (review): ripgrep (parallel) writes the empty line between files as its own 1-byte write(2) (seen with
+# strace). When the reader gets that "\n" alone, _Ripgrep.__iter__ yields nothing for the empty record, so
+# _Parsed._check_names does not check that the next block starts with a name, and a file name holding line feeds
+# ("e\n7:fake\n5:evil") injects a line 7 "fake" into the previous file and a phantom file "5:evil" instead of
+# sending the query to the Python backend (_Unparsable). The timing is forced here with a stand-in printing what
+# ripgrep prints, with pauses between its writes. rg.py _Ripgrep.__iter__ / _Parsed._check_names.
+def test_a_lone_separator_read_still_guards_names_with_line_feeds(tmp_path: Path) -> None:
+    import sys
+    import time
+
+    from agenttools.search import rg
+
+    script = tmp_path / "fake_rg.py"
+    script.write_text("import os, time\n"
+                      "for piece in (b'./a.txt\\x001:hello a\\n', b'\\n', b'./e\\n7:fake\\n5:evil\\x001:hello\\n'):\n"
+                      "    os.write(1, piece)\n"
+                      "    time.sleep(0.1)\n")
+    parsed = rg._Parsed(tmp_path, None, None, None, None)
+    with pytest.raises(rg._Unparsable):
+        rg._collect([sys.executable, str(script)], tmp_path, parsed, time.monotonic() + 10, batched=True)
