@@ -364,8 +364,7 @@ class _Ripgrep:
                 complete = b"".join(pending)
                 pending.clear()
             pending.append(chunk[cut + len(separator):])
-            if complete:
-                yield complete
+            yield complete  # b"" too: one empty record (a lone separator read after one that ended a chunk)
         rest = b"".join(pending)
         if rest:
             yield rest
@@ -481,7 +480,7 @@ class _Parsed:
             nul, feed = output.find(b"\x00", start), output.find(b"\n", start)
             if nul < 0 or 0 <= feed < nul:
                 raise _Unparsable
-        self._name_next = output.endswith(b"\n") or (output == b"" and self._name_next)
+        self._name_next = output.endswith(b"\n") or output == b""  # b"": the empty line between files
 
     def _lines(self, segment: bytes) -> None:
         """Keep a piece of the current file's output as it is: ``result`` parses the files it returns."""
@@ -624,7 +623,8 @@ def iter_files(binary: str, root: Path, skip_dirs: frozenset[str], name_glob: st
     with _Ripgrep([*args, "./"], root, deadline, b"\0") as rg:
         for block in rg:
             for path in block.decode("utf-8", errors="surrogateescape").split("\0"):
-                yield path[2:]
+                if path:  # (ripgrep prints no empty name; the reader yields an empty record as b"")
+                    yield path[2:]
 
 
 @attrs.frozen(kw_only=True)
