@@ -13,6 +13,7 @@ from typing import Any
 from agenttools import shell
 from agenttools.errors import ProcessLimitError, UnknownProcessError
 from agenttools.process import ProcessStatus
+from agenttools.toolsets._go import path_error
 from agenttools.toolsets.assistant.state import (
     DEFAULT_EXEC_TIMEOUT,
     DEFAULT_TAIL,
@@ -25,7 +26,7 @@ from agenttools.toolsets.assistant.state import (
     go_clean,
     guard,
 )
-from agenttools.toolsets.assistant.texts import dumps, fail, go_duration, go_error, go_wait_error, rfc3339
+from agenttools.toolsets.assistant.texts import dumps, fail, go_duration, go_wait_error, rfc3339
 
 __all__ = ["exec_command", "parse_command", "process"]
 
@@ -92,7 +93,7 @@ def _start_problem(command: str | list[str], cwd: str, error: str | None = None)
             code = int(found_code.group(1)) if found_code else errno.EIO
     if not code:
         return None
-    return go_error("fork/exec", path, OSError(code, os.strerror(code)))
+    return path_error("fork/exec", path, OSError(code, os.strerror(code)))
 
 
 def exec_command(state: State, args: dict[str, Any]) -> str:

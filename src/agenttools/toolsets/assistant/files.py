@@ -21,8 +21,9 @@ from agenttools.errors import (
     SpecialFileError,
     ToolFailure,
 )
+from agenttools.toolsets._go import path_error
 from agenttools.toolsets.assistant.state import State, coerce_bool, coerce_int, go_clean, guard, text_arg
-from agenttools.toolsets.assistant.texts import dumps, fail, go_error, go_mode
+from agenttools.toolsets.assistant.texts import dumps, fail, go_mode
 
 __all__ = ["delete", "edit_file", "file_tool", "list_dir", "read", "write"]
 
@@ -38,15 +39,15 @@ def _read_bytes(lexical: str, real: str, state: State) -> bytes:
         raise fail(f"failed to read file: {lexical} is {exc.size} bytes, exceeds maximum {ws.max_file_size} "
                    "bytes") from None
     except IsADirectoryError as exc:
-        raise fail(f"failed to read file: {go_error('read', lexical, exc)}") from None
+        raise fail(f"failed to read file: {path_error('read', lexical, exc)}") from None
     except OSError as exc:
-        raise fail(f"failed to read file: {go_error('open', lexical, exc)}") from None
+        raise fail(f"failed to read file: {path_error('open', lexical, exc)}") from None
 
 
 def _os_text(lexical: str, exc: BaseException) -> str:
     """Go's ``open <path>: permission denied`` when the OS refused to open the file for writing, else the text."""
     if isinstance(exc, PermissionError) and not isinstance(exc, AgentToolsError) and exc.errno == errno.EACCES:
-        return go_error("open", lexical, exc)
+        return path_error("open", lexical, exc)
     return str(exc)
 
 
@@ -77,11 +78,11 @@ def write(state: State, args: dict[str, Any], *, legacy: bool = False) -> str:
     try:
         files.make_dirs(Path(real).parent, mode=0o755, ws=state.workspace)
     except OSError as exc:
-        raise fail(f"failed to create parent directory: {go_error('mkdir', os.path.dirname(lexical), exc)}") from None
+        raise fail(f"failed to create parent directory: {path_error('mkdir', os.path.dirname(lexical), exc)}") from None
     try:
         result = files.write_file(state.workspace, real, content, create_parents=False, new_file_mode=0o644)
     except IsADirectoryError as exc:
-        raise fail(f"failed to write file: {go_error('open', lexical, exc)}") from None
+        raise fail(f"failed to write file: {path_error('open', lexical, exc)}") from None
     except HardLinkError:
         raise fail(f"path not allowed: {lexical}") from None
     except (EncodingError, OSError) as exc:
@@ -132,9 +133,9 @@ def _entries(state: State, given: str, lexical: str, real: str, with_mtime: bool
             raise NotADirectoryError(20, "not a directory")
         names = sorted(os.listdir(real))
     except NotADirectoryError as exc:
-        raise fail(f"failed to list directory: {go_error('readdirent', lexical, exc)}") from None
+        raise fail(f"failed to list directory: {path_error('readdirent', lexical, exc)}") from None
     except OSError as exc:
-        raise fail(f"failed to list directory: {go_error('open', lexical, exc)}") from None
+        raise fail(f"failed to list directory: {path_error('open', lexical, exc)}") from None
     entries = []
     for name in names:
         if state.workspace.denied_by(os.path.join(real, name)) is not None:
@@ -165,7 +166,7 @@ def delete(state: State, args: dict[str, Any], *, trim: bool = True) -> str:
     try:
         files.remove(state.workspace, lexical)
     except OSError as exc:  # missing (ENOENT), a directory that is not empty (ENOTEMPTY), ...
-        raise fail(f"failed to delete file: {go_error('remove', lexical, exc)}") from None
+        raise fail(f"failed to delete file: {path_error('remove', lexical, exc)}") from None
     return dumps({"success": True, "path": given})
 
 

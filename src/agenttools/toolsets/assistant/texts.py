@@ -8,7 +8,6 @@ statuses, file modes and times are reproduced here.
 from __future__ import annotations
 
 import datetime
-import errno as errno_codes
 import json
 import signal
 import stat
@@ -16,7 +15,7 @@ from typing import Any
 
 from agenttools.errors import ArgumentsError, ToolFailure, UnknownToolError
 
-__all__ = ["DESCRIPTIONS", "PARAMETERS", "dumps", "fail", "go_duration", "go_error", "go_mode", "go_wait_error",
+__all__ = ["DESCRIPTIONS", "PARAMETERS", "dumps", "fail", "go_duration", "go_mode", "go_wait_error",
            "render_error", "rfc3339"]
 
 # The ToolInfo of each tool at TGIFAI/friday d828a5d (internal/agent/tool/{filex,shellx,msgx}/*.go): its Desc, and
@@ -84,12 +83,6 @@ PARAMETERS: dict[str, dict[str, Any]] = {
 }
 
 
-_GO_ERRNO = {
-    errno_codes.ENOENT: "no such file or directory", errno_codes.EISDIR: "is a directory",
-    errno_codes.ENOTDIR: "not a directory", errno_codes.EACCES: "permission denied",
-    errno_codes.EEXIST: "file exists", errno_codes.ENOTEMPTY: "directory not empty",
-    errno_codes.EPERM: "operation not permitted", errno_codes.ELOOP: "too many levels of symbolic links",
-}
 _GO_SIGNALS: dict[int, str] = {
     signal.SIGKILL: "killed", signal.SIGTERM: "terminated", signal.SIGINT: "interrupt", signal.SIGHUP: "hangup",
     signal.SIGSEGV: "segmentation fault", signal.SIGABRT: "aborted", signal.SIGPIPE: "broken pipe",
@@ -114,12 +107,6 @@ def render_error(tool: str, error: BaseException) -> str:
     if isinstance(error, UnknownToolError):
         return f"ERROR: tool not found: {error.name}"
     return f"ERROR: {error}"
-
-
-def go_error(op: str, path: str, exc: OSError) -> str:
-    """Go's ``*PathError`` text, e.g. ``open /abs/x: no such file or directory``."""
-    text = _GO_ERRNO.get(exc.errno or 0) or (exc.strerror or str(exc)).lower()
-    return f"{op} {path}: {text}"
 
 
 def go_duration(seconds: float) -> str:

@@ -26,10 +26,11 @@ from agenttools.errors import (
     ProtectedPathError,
     SpecialFileError,
 )
+from agenttools.toolsets._go import errno_text
 from agenttools.toolsets.coder import coreutils
 from agenttools.toolsets.coder.gostr import unescape_go_string
 from agenttools.toolsets.coder.state import LIST_SKIPPED, State, resolve, split_args
-from agenttools.toolsets.coder.texts import cap, fail, go_errno, go_json
+from agenttools.toolsets.coder.texts import cap, fail, go_json
 
 __all__ = ["delete_file", "edit_file", "glob", "head", "list_files", "read_file", "tail"]
 
@@ -41,7 +42,7 @@ def read_file(state: State, args: dict[str, Any]) -> str:
     try:  # os.ReadFile's words: "open p: not a directory" for a/b when a is a file, and so on
         os.stat(real)
     except OSError as exc:
-        raise fail(f"open {path}: {go_errno(exc)}") from None
+        raise fail(f"open {path}: {errno_text(exc)}") from None
     if os.path.isdir(real):
         raise fail(f"read {path}: is a directory")
     if not os.path.isfile(real):
@@ -56,7 +57,7 @@ def read_file(state: State, args: dict[str, Any]) -> str:
     except (SpecialFileError, IsADirectoryError):
         raise fail(f"read {path}: not a regular file") from None
     except OSError as exc:
-        raise fail(f"open {path}: {go_errno(exc)}") from None
+        raise fail(f"open {path}: {errno_text(exc)}") from None
     try:
         return decode(raw, path=path)[0]
     except EncodingError:
@@ -106,7 +107,7 @@ def edit_file(state: State, args: dict[str, Any]) -> str:
     except FileNotFoundError:
         is_dir = False
     except OSError as exc:
-        raise fail(f"EDIT_FILE_READ_ERROR: failed to read file ({path}): open {path}: {go_errno(exc)}") from None
+        raise fail(f"EDIT_FILE_READ_ERROR: failed to read file ({path}): open {path}: {errno_text(exc)}") from None
     if is_dir:
         raise fail(f"EDIT_FILE_READ_ERROR: failed to read file ({path}): read {path}: is a directory")
     if old == new and not (old == "" and not exists):
@@ -156,7 +157,7 @@ def delete_file(state: State, args: dict[str, Any]) -> str:
     except NotFoundError:
         raise fail(f"file does not exist: {path}") from None
     except OSError as exc:
-        raise fail(f"failed to delete file: remove {path}: {go_errno(exc)}") from None
+        raise fail(f"failed to delete file: remove {path}: {errno_text(exc)}") from None
     return f"Successfully deleted file {path}"
 
 

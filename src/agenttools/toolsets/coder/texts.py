@@ -10,7 +10,7 @@ from typing import Any
 
 from agenttools.errors import ArgumentsError, ToolFailure, UnknownToolError
 
-__all__ = ["CLOC_USAGE", "DESCRIPTIONS", "MAX_OUTPUT", "PARAMETERS", "cap", "fail", "go_errno", "go_json",
+__all__ = ["CLOC_USAGE", "DESCRIPTIONS", "MAX_OUTPUT", "PARAMETERS", "cap", "fail", "go_json",
            "render_error"]
 
 MAX_OUTPUT = 1024 * 1024
@@ -96,12 +96,6 @@ def render_error(tool: str, error: BaseException) -> str:
     if isinstance(error, UnknownToolError):
         return f"Error: tool not found: {error.name}"
     return f"Error: {error}"
-
-
-def go_errno(error: OSError) -> str:
-    """An OS error as Go's ``syscall.Errno`` words it: ``no such file or directory``, ``not a directory``."""
-    text = error.strerror or str(error)
-    return text[:1].lower() + text[1:]
 
 
 def go_json(value: Any) -> str:

@@ -13,8 +13,9 @@ from typing import Any
 from agenttools import files, web
 from agenttools._text import atomic_write
 from agenttools.errors import AgentToolsError
+from agenttools.toolsets._go import errno_text
 from agenttools.toolsets.coder.state import State, resolve, write_own_file
-from agenttools.toolsets.coder.texts import fail, go_errno, go_json
+from agenttools.toolsets.coder.texts import fail, go_json
 
 __all__ = ["cache_name", "html_to_markdown", "web_fetch"]
 
@@ -93,7 +94,7 @@ def html_to_markdown(state: State, args: dict[str, Any]) -> str:
     except FileNotFoundError:
         raise fail(f"input file does not exist: {path}") from None
     except OSError as exc:  # os.Stat's other errors fall through to os.ReadFile upstream
-        raise fail(f"failed to read HTML file: open {path}: {go_errno(exc)}") from None
+        raise fail(f"failed to read HTML file: open {path}: {errno_text(exc)}") from None
     if stat.S_ISDIR(mode):
         raise fail(f"failed to read HTML file: read {path}: is a directory")
     ext = _go_ext(path)
@@ -107,10 +108,10 @@ def html_to_markdown(state: State, args: dict[str, Any]) -> str:
     except AgentToolsError as exc:  # a FIFO or a file over max_file_size: our own refusals, in our own words
         raise fail(f"cannot read {path}: {exc}") from None
     except OSError as exc:
-        raise fail(f"failed to read HTML file: read {path}: {go_errno(exc)}") from None
+        raise fail(f"failed to read HTML file: read {path}: {errno_text(exc)}") from None
     markdown = _convert(html)
     try:
         atomic_write(out_real, markdown.encode("utf-8"), mode=0o644, root=ws.root_of(out_real))
     except OSError as exc:
-        raise fail(f"failed to write markdown file: open {out_path}: {go_errno(exc)}") from None
+        raise fail(f"failed to write markdown file: open {out_path}: {errno_text(exc)}") from None
     return go_json({"inputPath": path, "outputPath": out_path, "success": True})

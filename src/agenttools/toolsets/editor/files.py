@@ -22,6 +22,7 @@ from agenttools.errors import (
     SpecialFileError,
 )
 from agenttools.output import ImageBlock, ToolOutput
+from agenttools.toolsets._go import path_error
 from agenttools.toolsets.editor.render import format_lines, format_size
 from agenttools.toolsets.editor.state import MAX_LINE_CHARS, MAX_LINES, State, arg
 from agenttools.toolsets.editor.texts import failure
@@ -141,13 +142,10 @@ _WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
 
 
 def _go_error(op: str, path: str, exc: OSError) -> str:
-    """An OSError as Go's ``*PathError`` prints it: ``open /p: permission denied``, ``write /p: no space ...``."""
-    if exc.errno is None:
-        return str(exc)
+    """Go's ``*PathError`` text; a write error of an open (a full disk) names Go's ``write`` operation."""
     if op == "open" and exc.errno in _WRITE_ERRNOS:
         op = "write"
-    reason = os.strerror(exc.errno)
-    return f"{op} {path}: {reason[:1].lower()}{reason[1:]}"
+    return path_error(op, path, exc)
 
 
 def _with_bom(lines: list[str], cut: dict[int, int], fmt: _TextFormat | None) -> None:
