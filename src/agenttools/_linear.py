@@ -34,7 +34,7 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = ["ANY_CHAR", "DEEP", "REST", "SLASH", "STAR", "CharClass", "Special", "Token", "alternative_regex",
            "alternatives_source", "compile_alternatives", "segment_regex"]
@@ -55,11 +55,12 @@ DEEP = Special.DEEP
 REST = Special.REST
 
 
-@dataclass(frozen=True, slots=True)
-class CharClass:
+class CharClass(NamedTuple):
     """One character out of a set; ``regex`` matches exactly one character and never ``/``."""
 
     regex: str
+    members: str | None = None
+    """The characters it matches, in order, when it is a short list of them (to test names without regex)."""
 
 
 ANY_CHAR = CharClass("[^/]")
@@ -68,8 +69,7 @@ Token = str | CharClass | Special
 """A literal character (a ``str`` of length one), a class, or one of the special tokens."""
 
 
-@dataclass(frozen=True, slots=True)
-class _Choice:
+class _Choice(NamedTuple):
     """Fixed-width alternatives that end a pattern (``*.{js,ts}``): one regex instead of one per alternative."""
 
     regex: str

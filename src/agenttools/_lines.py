@@ -6,8 +6,7 @@ import codecs
 import contextlib
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
 from agenttools._text import TextFormat, _fallback_encoding, detect_bom, iter_decoded, newline_style
 from agenttools.errors import EncodingError
@@ -17,8 +16,7 @@ __all__ = ["LineRange", "read_lines"]
 _SAMPLE = 1 << 20
 
 
-@dataclass(frozen=True)
-class LineRange:
+class LineRange(NamedTuple):
     """Lines ``[offset, offset + limit)`` of a file split on ``\\n`` only, and how the file is encoded."""
 
     format: TextFormat

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
-import secrets
 import signal
 import subprocess
 import threading
@@ -221,7 +220,7 @@ class ProcessTable:
         self.ring = ring
         self.timeout = timeout
         self.expire_after = expire_after
-        self._ids = id_factory or (lambda: secrets.token_hex(8))
+        self._ids = id_factory or (lambda: os.urandom(8).hex())
         self._env = dict(env or {})
         self.session: str = self._env.get(SESSION_VARIABLE) or new_session()
         """The marker every process of this table (and all it starts) carries; :meth:`close` kills by it."""

@@ -8,17 +8,18 @@ errors are rendered to text in exactly one place (the tool's ``render_error``, a
 from __future__ import annotations
 
 import atexit
+import functools
 import inspect
 import json
-import logging
 import weakref
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import attrs
 
 from agenttools import sdk
 from agenttools._calls import CallLimiter, run_coroutine, run_sync
+from agenttools._lazy import lazy_module
 from agenttools.errors import (
     AgentToolsError,
     ArgumentsError,
@@ -34,8 +35,19 @@ from agenttools.tool import ErrorRenderer, Tool, check_description, check_name
 
 __all__ = ["CallLimiter", "ErrorRenderer", "Registry", "Tool", "ToolOutput"]
 
-logger = logging.getLogger("agenttools")
-logger.addHandler(logging.NullHandler())
+if TYPE_CHECKING:
+    import logging
+else:
+    logging = lazy_module("logging")  # about 3 ms to import: loaded when the first failure is logged
+
+
+@functools.cache
+def logger() -> logging.Logger:
+    """The ``agenttools`` logger (with a NullHandler: silent until the application configures logging)."""
+    log = logging.getLogger("agenttools")
+    log.addHandler(logging.NullHandler())
+    return log
+
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -125,7 +137,8 @@ class Registry:
             try:
                 callback()
             except Exception:  # one failing cleanup must not skip the others
-                logger.exception("closing a registry resource failed")
+                log = logger()
+                log.exception("closing a registry resource failed")
 
     def names(self) -> tuple[str, ...]:
         """Tool names, in definition order."""
@@ -269,7 +282,8 @@ class Registry:
         try:
             rendered = renderer(name, error)
         except Exception:  # a broken renderer must not break call()
-            logger.exception("error renderer for %s failed", name)
+            log = logger()
+            log.exception("error renderer for %s failed", name)
             rendered = default_error_text(name, error)
         if isinstance(rendered, str):
             return ToolOutput(text=rendered, is_error=True, data=error)
@@ -280,9 +294,9 @@ class Registry:
     @staticmethod
     def _log(name: str, error: BaseException) -> None:
         if isinstance(error, AgentToolsError):
-            logger.debug("tool %s failed: %s", name, error)
+            logger().debug("tool %s failed: %s", name, error)
         else:
-            logger.error("tool %s raised %s", name, type(error).__name__, exc_info=error)
+            logger().error("tool %s raised %s", name, type(error).__name__, exc_info=error)
 
     def call(self, name: str, arguments: Mapping[str, Any] | str | bytes | None = None) -> ToolOutput:
         """Validate ``arguments`` (a dict or a JSON string) and run the tool; never raises for bad input.

@@ -187,9 +187,7 @@ def new_session() -> str:
 
     A marker nobody killed is killed at interpreter exit, so a toolset that is never closed leaves nothing running.
     """
-    import secrets
-
-    session = secrets.token_hex(8)
+    session = os.urandom(8).hex()
     with _LIVE_LOCK:
         _LIVE_SESSIONS.add(session)
     return session

@@ -76,3 +76,42 @@ def test_threads_that_first_use_a_lazy_module_together_all_get_it():
     for _ in range(3):
         done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True)
         assert done.stdout.strip() == "[]", done.stdout
+
+
+def test_a_gemini_listing_loads_no_backend_logging_difflib_or_secrets(tmp_path):
+    """What only a search, a logged failure or a misspelled option needs stays out of a listing's process."""
+    (tmp_path / "a.txt").write_text("hi\n")
+    heavy = ["agenttools.search.rg", "agenttools.search.python", "logging", "difflib", "secrets", "hashlib",
+             "dataclasses"]
+    states = _loaded_after(f"""
+        import agenttools
+        with agenttools.toolset("gemini", root={str(tmp_path)!r}) as reg:
+            assert reg.call("list_directory", {{"path": {str(tmp_path)!r}}}).text.endswith("a.txt")
+    """, heavy)
+    assert states == dict.fromkeys(heavy, "absent")
+
+
+def test_the_lazy_pieces_load_when_used(tmp_path):
+    (tmp_path / "a.txt").write_text("hi\n")
+    states = _loaded_after(f"""
+        import logging, io
+        import agenttools
+        stream = io.StringIO()
+        logging.getLogger("agenttools").addHandler(logging.StreamHandler(stream))
+        with agenttools.toolset("gemini", root={str(tmp_path)!r}) as reg:
+            assert "L1: hi" in reg.call("search_file_content", {{"pattern": "h."}}).text
+        reg = agenttools.Registry()
+
+        @reg.tool
+        def boom() -> str:
+            \"\"\"Fail.\"\"\"
+            raise RuntimeError("kaboom")
+
+        assert reg.call("boom").is_error
+        assert "tool boom raised RuntimeError" in stream.getvalue()
+        try:
+            agenttools.toolset("gemini", root={str(tmp_path)!r}, max_outptu=1)
+        except agenttools.ConfigError as exc:
+            assert "max_output" in str(exc), exc
+    """, ["agenttools.search.rg", "difflib"])
+    assert states == {"agenttools.search.rg": "loaded", "difflib": "loaded"}

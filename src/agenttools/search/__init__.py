@@ -14,16 +14,22 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from agenttools._glob import GlobSyntaxError, compile_glob
+from agenttools._lazy import lazy_module
 from agenttools.errors import PatternError, ToolTimeoutError
-from agenttools.search import rg as _rg
 from agenttools.search.ignore import IgnoreRules, find_ignore_base, walk_files
 from agenttools.search.pattern import MAX_REPEAT_EXPANSION, compile_pattern, include_matcher
-from agenttools.search.python import grep_python
 from agenttools.search.results import FileHits, GlobMatch, GlobResult, GrepMatch, GrepResult, build_matches, path_key
 from agenttools.workspace import Workspace
+
+if TYPE_CHECKING:
+    from agenttools.search import python as _python
+    from agenttools.search import rg as _rg
+else:  # the backends load with the first search: the ignore rules and results import without them
+    _python = lazy_module("agenttools.search.python")
+    _rg = lazy_module("agenttools.search.rg")
 
 __all__ = ["MAX_REPEAT_EXPANSION", "Backend", "GlobMatch", "GlobResult", "GrepMatch", "GrepResult", "compile_pattern",
            "glob_files", "grep", "path_key"]
@@ -185,7 +191,7 @@ def grep(
                              deadline=deadline, required=choice == "rg", limit=limit, keep=keep)
             used = "rg"
         if found is None:
-            found = grep_python(root, compiled, include_re, rules, deadline, limit, keep=keep)
+            found = _python.grep_python(root, compiled, include_re, rules, deadline, limit, keep=keep)
             used = "python"
     except TimeoutError:
         raise ToolTimeoutError(f"search timed out after {timeout:g} seconds", seconds=timeout) from None

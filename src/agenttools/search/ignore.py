@@ -31,7 +31,7 @@ import functools
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from agenttools._glob import MAX_PATTERN_CHARS
 from agenttools._linear import (
@@ -80,13 +80,6 @@ def _trim_trailing_spaces(line: str) -> str:
             last_space = None
         i += 1
     return line if last_space is None else line[:last_space]
-
-
-@dataclass(frozen=True, slots=True)
-class _Class(CharClass):
-    """A bracket expression, with its members when it is a short list of characters (to test names without regex)."""
-
-    members: str | None = None  # the characters it matches, in order, when not negated and at most _MAX_MEMBERS
 
 
 _MAX_MEMBERS = 16
@@ -162,7 +155,7 @@ def _wild_class(body: str, i: int) -> tuple[CharClass | None, int]:
         members = list(dict.fromkeys(c for c in members if c != "/"))  # a class never matches '/'
         if len(members) > _MAX_MEMBERS:
             members = None
-    return _Class(regex, None if members is None else "".join(members)), j + 1
+    return CharClass(regex, None if members is None else "".join(members)), j + 1
 
 
 def _wild_tokens(body: str, pathname: bool) -> list[list[Token]] | None:
@@ -266,7 +259,7 @@ def _segment_tests(segment: Sequence[Token]) -> tuple[_Test, ...]:
     """
     forms: list[list[Token]] = [[]]
     for token in segment:
-        members = token.members if isinstance(token, _Class) else None
+        members = token.members if isinstance(token, CharClass) else None
         if members is not None and len(forms) * len(members) <= _MAX_EXPANSION:
             forms = [[*form, char] for form in forms for char in members]
         elif isinstance(token, CharClass):
@@ -286,8 +279,7 @@ def _segment_tests(segment: Sequence[Token]) -> tuple[_Test, ...]:
     return (("regex", (head, tail, re.compile(f"(?s:{alternatives_source([segment])})"))),)
 
 
-@dataclass(frozen=True, slots=True)
-class _Shape:
+class _Shape(NamedTuple):
     """How one alternative of a line is tested on the entries of a directory (see :class:`_Chain`).
 
     ``kind`` is ``everywhere`` (any directory), ``fixed`` (the directory ``directory`` below the file's),
@@ -301,8 +293,7 @@ class _Shape:
     regex: re.Pattern[str] | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class _Line:
+class _Line(NamedTuple):
     """One usable ignore line."""
 
     ignore: bool  # False for a '!' line
@@ -353,12 +344,19 @@ def _parse_line(raw: str) -> _Line | None:
                  shapes=tuple(_shape(tokens, on_name) for tokens in alternatives))
 
 
-@dataclass(frozen=True, eq=False)
 class RuleFile:
     """The usable lines of one ignore file, relative to the directory it applies to."""
 
-    base: str  # '/'-separated directory relative to the ignore base ('' for the base itself)
-    lines: tuple[_Line, ...]  # in file order
+    __slots__ = ("base", "lines")
+
+    def __init__(self, *, base: str, lines: tuple[_Line, ...]) -> None:
+        self.base = base
+        """'/'-separated directory relative to the ignore base ('' for the base itself)."""
+        self.lines = lines
+        """The usable lines, in file order."""
+
+    def __repr__(self) -> str:
+        return f"RuleFile(base={self.base!r}, lines={len(self.lines)})"
 
     @classmethod
     def parse(cls, base: str, text: str) -> RuleFile | None:

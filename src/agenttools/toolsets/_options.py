@@ -9,16 +9,14 @@ to bytes, one string to a one-item list, a directory to its path).
 
 from __future__ import annotations
 
-import difflib
 import functools
 import inspect
 import math
 import os
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar
 
-import attrs
-
+from agenttools._lazy import lazy_module
 from agenttools.errors import ConfigError
 from agenttools.workspace import parse_size
 
@@ -39,6 +37,11 @@ Kind = Literal["bool", "count", "seconds", "size", "dir", "dirs", "globs", "mapp
 - ``any``: checked by the toolset itself.
 """
 
+if TYPE_CHECKING:
+    import difflib
+else:
+    difflib = lazy_module("difflib")  # only a misspelled option needs it
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 _ACCEPTS: dict[str, str] = {
@@ -49,8 +52,7 @@ _ACCEPTS: dict[str, str] = {
 }
 
 
-@attrs.frozen(kw_only=True)
-class Option:
+class Option(NamedTuple):
     """One toolset option: its name, what it takes, and whether ``None`` (or nothing) is allowed."""
 
     name: str

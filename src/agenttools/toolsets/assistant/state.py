@@ -9,8 +9,6 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-import attrs
-
 from agenttools.errors import AccessDeniedError, PathError, ProtectedPathError
 from agenttools.message import ChannelLike
 from agenttools.process import ProcessManager
@@ -26,17 +24,20 @@ MAX_STREAM = 1024 * 1024
 DEFAULT_TAIL = 4096
 
 
-@attrs.define
 class State:
     """One assistant toolset: its workspace, background processes and message channels."""
 
-    workspace: Workspace
-    processes: ProcessManager
-    channels: Mapping[str, ChannelLike]
-    displays: dict[str, str] = attrs.field(factory=dict)
-    """Each started process's command as upstream reports it (argv items joined by spaces)."""
-    cwds: dict[str, str] = attrs.field(factory=dict)
-    """Each started process's ``working_dir`` as upstream reports it (not symlink-resolved)."""
+    __slots__ = ("__weakref__", "channels", "cwds", "displays", "processes", "workspace")
+
+    def __init__(self, *, workspace: Workspace, processes: ProcessManager,
+                 channels: Mapping[str, ChannelLike]) -> None:
+        self.workspace = workspace
+        self.processes = processes
+        self.channels = channels
+        self.displays: dict[str, str] = {}
+        """Each started process's command as upstream reports it (argv items joined by spaces)."""
+        self.cwds: dict[str, str] = {}
+        """Each started process's ``working_dir`` as upstream reports it (not symlink-resolved)."""
 
 
 def text_arg(args: Mapping[str, Any], name: str) -> str | None:

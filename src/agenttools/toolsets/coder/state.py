@@ -9,8 +9,6 @@ import stat
 from pathlib import Path
 from typing import Any
 
-import attrs
-
 from agenttools._text import atomic_write
 from agenttools.errors import AccessDeniedError, HardLinkError, PathError, ProtectedPathError
 from agenttools.todo import TodoList
@@ -22,16 +20,16 @@ __all__ = ["LIST_SKIPPED", "State", "deny_globs", "resolve", "split_args", "writ
 LIST_SKIPPED = (".git", ".agent/prompts", ".agent/sessions")
 
 
-@attrs.define
 class State:
     """One coder toolset: its root, its session directory (made on first use) and its todo list."""
 
-    workspace: Workspace
-    allow_private_network: bool
-    started: datetime.datetime = attrs.field(factory=datetime.datetime.now)
-    todos: TodoList = attrs.field(init=False)
+    __slots__ = ("__weakref__", "allow_private_network", "started", "todos", "workspace")
 
-    def __attrs_post_init__(self) -> None:
+    def __init__(self, *, workspace: Workspace, allow_private_network: bool) -> None:
+        self.workspace = workspace
+        self.allow_private_network = allow_private_network
+        self.started = datetime.datetime.now()
+        """When the toolset was built: names its session directory."""
         self.todos = TodoList(path=lambda: self.session_dir() / "todos.json",
                               writer=lambda path, data: write_own_file(self, path, data))
 

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import secrets
+import os
 from typing import Any
-
-import attrs
 
 from agenttools.process import ProcessTable
 from agenttools.workspace import Workspace
@@ -17,14 +15,17 @@ MAX_LINE_CHARS = 2000
 MAX_TIMEOUT_MS = 600_000
 
 
-@attrs.define
 class State:
     """One editor session: its workspace (with the session cwd), background tasks and limits."""
 
-    workspace: Workspace
-    tasks: ProcessTable
-    bash_timeout_ms: int
-    sentinel: str = attrs.field(factory=lambda: f"__AGENTTOOLS_CWD_{secrets.token_hex(4)}__")
+    __slots__ = ("__weakref__", "bash_timeout_ms", "sentinel", "tasks", "workspace")
+
+    def __init__(self, *, workspace: Workspace, tasks: ProcessTable, bash_timeout_ms: int) -> None:
+        self.workspace = workspace
+        self.tasks = tasks
+        self.bash_timeout_ms = bash_timeout_ms
+        self.sentinel = f"__AGENTTOOLS_CWD_{os.urandom(4).hex()}__"
+        """Printed after each command to read the session's working directory."""
 
 
 def arg(args: dict[str, Any], name: str, default: Any = None) -> Any:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 
-import attrs
-
 from agenttools.errors import OutsideWorkspaceError, PathError
 from agenttools.search.ignore import find_ignore_base
 from agenttools.shell import new_session
@@ -23,17 +21,22 @@ MAX_SVG_BYTES = 1024 * 1024
 RECENT_SECONDS = 24 * 60 * 60
 
 
-@attrs.define
 class State:
     """What the handlers share: the workspace and the shell's limits."""
 
-    workspace: Workspace
-    shell_timeout: float | None
-    max_output: int
-    max_matches: int = 20_000
-    """The most matching lines search_file_content returns (a truncation note says when there were more)."""
-    session: str = attrs.field(factory=new_session)
-    """Marks every process the shell tool starts; closing the toolset kills them (background jobs included)."""
+    __slots__ = ("__weakref__", "max_matches", "max_output", "session", "shell_timeout", "workspace")
+
+    def __init__(self, *, workspace: Workspace, shell_timeout: float | None, max_output: int,
+                 max_matches: int = 20_000) -> None:
+        self.workspace = workspace
+        self.shell_timeout = shell_timeout
+        """Seconds before run_shell_command kills the command's process group (None: never)."""
+        self.max_output = max_output
+        """Bytes of stdout and of stderr kept per command."""
+        self.max_matches = max_matches
+        """The most matching lines search_file_content returns (a truncation note says when there were more)."""
+        self.session = new_session()
+        """Marks every process the shell tool starts; closing the toolset kills them (background jobs included)."""
 
     @property
     def root(self) -> str:
