@@ -268,6 +268,9 @@ def fixed_figures(corpus: str, rg: str, rounds: int, floods: bool) -> Report:
                "json, subprocess + os.listdir)", pair)
     pair = paired(run_process([python, "-c", build, corpus]), ref, rounds)
     report.add("  of which: import agenttools and build the gemini toolset, no call", pair)
+    floor = [python, "-c", "import os, sys, re, json, subprocess, attrs"]
+    pair = paired(run_process(floor), ref, rounds)
+    report.add("  floor: the reference's imports plus attrs (every result is an attrs class), nothing else", pair)
 
     reg = agenttools.Registry()
 
