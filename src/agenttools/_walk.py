@@ -4,7 +4,7 @@
 ``RecursionError``; this walker keeps its own stack. It has two orders: a directory's entries before its
 subdirectories' (the default), and *path order* (entries by name, a subdirectory's entries right after it), in
 which a search can stop at the first N files of a sorted listing. The gitignore-aware walk of the search family
-(:func:`agenttools.search.ignore.walk_files`) is this walker with an ``enter`` that prunes ignored directories.
+(:func:`agenttools.ignore.walk_files`) is this walker with an ``enter`` that prunes ignored directories.
 """
 
 from __future__ import annotations

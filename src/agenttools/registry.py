@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import attrs
 
-from agenttools import sdk
+from agenttools import schema, sdk
 from agenttools._calls import CallLimiter, run_coroutine, run_sync
 from agenttools._lazy import lazy_module
 from agenttools.errors import (
@@ -29,7 +29,7 @@ from agenttools.errors import (
     ValidationIssue,
 )
 from agenttools.output import ToolOutput, default_error_text, to_output
-from agenttools.schema import compile_check, function_schema, parse_docstring, validate
+from agenttools.schema import compile_check, validate
 from agenttools.sdk import Format, langchain
 from agenttools.tool import ErrorRenderer, Tool, check_description, check_name
 
@@ -211,9 +211,9 @@ class Registry:
             problems.append("a lambda or callable object needs an explicit name=")
         else:
             problems += check_name(label)
-        compiled = function_schema(fn, problems)
+        compiled = schema.function_schema(fn, problems)
         if description is None:
-            description = parse_docstring(inspect.getdoc(fn)).description
+            description = schema.parse_docstring(inspect.getdoc(fn)).description
         problems += check_description(description)
         if problems or compiled is None:
             raise ToolDefinitionError(f"tool {label!r}", problems)

@@ -18,7 +18,7 @@ from agenttools._glob import (
     glob_match,
     wildcard_match,
 )
-from agenttools.search.ignore import MAX_LINE_CHARS, IgnoreRules, RuleFile, walk_files
+from agenttools.ignore import MAX_LINE_CHARS, IgnoreRules, RuleFile, walk_files
 
 
 @pytest.mark.parametrize(
@@ -100,7 +100,7 @@ def test_hostile_patterns_match_in_linear_time():
     """Each would take hours to fail with a backtracking translation; a child process bounds the wait."""
     code = textwrap.dedent(f"""
         from agenttools._glob import glob_match, wildcard_match
-        from agenttools.search.ignore import RuleFile
+        from agenttools.ignore import RuleFile
 
         for pattern, path, suffix in {_HOSTILE!r}:
             assert not glob_match(pattern, path)

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from agenttools import Workspace
 from agenttools._glob import compile_glob
 from agenttools._walk import walk
+from agenttools.ignore import IgnoreRules, RuleFile, walk_files
 from agenttools.search import glob_files
-from agenttools.search.ignore import IgnoreRules, RuleFile, walk_files
 from agenttools.search.results import path_key
 
 # --- the tiers against a plain scan of the lines -----------------------------------------------------------------

@@ -10,8 +10,8 @@ import pytest
 
 import search_corpus
 from agenttools import PatternError, ToolTimeoutError, Workspace
+from agenttools.ignore import IgnoreRules, walk_files
 from agenttools.search import glob_files, grep
-from agenttools.search.ignore import IgnoreRules, walk_files
 from agenttools.search.rg import _rebase, find_rg
 
 

@@ -1,8 +1,9 @@
 """The search family: glob for files, grep for lines. gitignore-aware, binary-safe, bounded in time.
 
 The package: :mod:`~agenttools.search.results` (what a search returns), :mod:`~agenttools.search.pattern` (regex
-and include-glob compilation), :mod:`~agenttools.search.ignore` (the gitignore matcher and the walk it prunes),
-and the two backends :mod:`~agenttools.search.rg` (ripgrep) and :mod:`~agenttools.search.python`.
+and include-glob compilation), and the two backends :mod:`~agenttools.search.rg` (ripgrep) and
+:mod:`~agenttools.search.python`. The gitignore rules and the walk they prune are :mod:`agenttools.ignore`
+(directory listings use them too).
 
 ``grep`` runs on ripgrep when the binary is available (the ``ripgrep`` wheel's ``rg`` next to the interpreter,
 then ``PATH``) and otherwise on a pure-Python backend that gives the same results: files in path order, lines in
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING, Literal
 from agenttools._glob import GlobSyntaxError, compile_glob
 from agenttools._lazy import lazy_module
 from agenttools.errors import PatternError, ToolTimeoutError
-from agenttools.search.ignore import IgnoreRules, find_ignore_base, walk_files
+from agenttools.ignore import IgnoreRules, find_ignore_base, walk_files
 from agenttools.search.pattern import MAX_REPEAT_EXPANSION, compile_pattern, include_matcher
 from agenttools.search.results import FileHits, GlobMatch, GlobResult, GrepMatch, GrepResult, build_matches, path_key
 from agenttools.workspace import Workspace

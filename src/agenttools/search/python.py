@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, AnyStr
 
 from agenttools._lazy import lazy_module
 from agenttools._text import detect_bom, open_regular, read_fd
-from agenttools.search.ignore import ALWAYS_SKIPPED, IgnoreRules, walk_files
+from agenttools.ignore import ALWAYS_SKIPPED, IgnoreRules, walk_files
 from agenttools.search.results import FileHits
 
 if TYPE_CHECKING:

@@ -33,7 +33,7 @@ import attrs
 from agenttools._calls import current_scope
 from agenttools._lazy import lazy_module
 from agenttools._text import detect_bom, open_regular, read_regular
-from agenttools.search.ignore import IgnoreRules
+from agenttools.ignore import IgnoreRules
 from agenttools.search.results import FileHits, path_key
 
 if TYPE_CHECKING:

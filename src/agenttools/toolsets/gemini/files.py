@@ -21,8 +21,8 @@ from agenttools.errors import (
     NotFoundError,
     ToolFailure,
 )
+from agenttools.ignore import IgnoreRules, RuleFile, find_ignore_base
 from agenttools.output import ToolOutput
-from agenttools.search.ignore import IgnoreRules, RuleFile, find_ignore_base
 from agenttools.toolsets.gemini.collate import locale_key
 from agenttools.toolsets.gemini.state import (
     DEFAULT_LINES,

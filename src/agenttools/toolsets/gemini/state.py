@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from agenttools.errors import OutsideWorkspaceError, PathError
-from agenttools.search.ignore import find_ignore_base
+from agenttools.ignore import find_ignore_base
 from agenttools.shell import new_session
 from agenttools.toolsets.gemini.texts import invalid
 from agenttools.workspace import Workspace
