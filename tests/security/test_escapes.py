@@ -81,6 +81,7 @@ REFUSALS = {
     "editor": (r"^\[ACCESS_DENIED\] path not allowed: access denied: path \".*\" is outside allowed directories$",),
     "assistant": (r"^ERROR: path not allowed: ",),
     "coder": (r"^Error: (head: |tail: )?path not allowed: ",),
+    "openai": (r"^Failed to read file to update .*: path '.*' is outside the allowed directories \({root}\)\n$",),
 }
 """How each toolset refuses a path outside its root; {root} is the workspace root."""
 
@@ -104,7 +105,8 @@ def _arguments(spec: Any, param: str, kind: str, path: str) -> dict[str, Any]:
     properties = spec.parameters.get("properties", {})
     names = [*spec.parameters.get("required", ()), *(["command"] if "command" in properties else [])]
     args = {name: _filler(name, properties[name]) for name in names}
-    args[param] = {"path": path, "paths": [path], "args": path}[kind]
+    patch = f"*** Begin Patch\n*** Update File: {path}\n@@\n-{SECRET}\n+pwned\n*** End Patch"
+    args[param] = {"path": path, "paths": [path], "args": path, "patch": patch}[kind]
     return args
 
 
@@ -150,7 +152,7 @@ def test_the_matrix_covers_every_path_tool_of_every_toolset():
     covered = {(toolset, tool) for toolset, tool, *_ in MATRIX}
     assert {("gemini", "read_file"), ("gemini", "run_shell_command"), ("editor", "create_file"),
             ("assistant", "exec"), ("assistant", "process"), ("coder", "head"), ("coder", "rg"),
-            ("coder", "cloc"), ("coder", "html_to_markdown")} <= covered
+            ("coder", "cloc"), ("coder", "html_to_markdown"), ("openai", "apply_patch")} <= covered
     assert len(covered) >= 24
 
 

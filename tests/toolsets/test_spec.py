@@ -121,7 +121,7 @@ def test_every_builtin_toolset_is_exactly_its_specs(name, tmp_path):
             assert definition["annotations"]["readOnlyHint"] == spec.hints.read_only
             properties = spec.parameters.get("properties", {})
             assert set(spec.paths) <= set(properties), spec.name
-            assert set(spec.paths.values()) <= {"path", "paths", "args"}
+            assert set(spec.paths.values()) <= {"path", "paths", "args", "patch"}
 
 
 def test_every_path_toolset_marks_its_path_parameters():

@@ -48,7 +48,10 @@ def definitions(tools: Sequence[Tool], format: str, *, strict: bool | None = Non
     emit = _DEFINITIONS.get(format)
     if emit is None:
         raise ValueError(f"unknown definitions format {format!r}; use one of: {', '.join(FORMATS)}")
-    return copy.deepcopy(emit(tools, strict))
+    if not any(format in tool.native for tool in tools):
+        return copy.deepcopy(emit(tools, strict))
+    emitted = iter(emit([tool for tool in tools if format not in tool.native], strict))
+    return copy.deepcopy([dict(tool.native[format]) if format in tool.native else next(emitted) for tool in tools])
 
 
 class ParsedCall:
@@ -68,6 +71,8 @@ class ParsedCall:
             return openai.result(out, self.call_id or "")
         if self.kind == "openai-responses":
             return openai_responses.result(out, self.call_id or "")
+        if self.kind in openai_responses.NATIVE_CALLS:
+            return openai_responses.native_result(self.kind, out, self.call_id or "")
         if self.kind == "anthropic":
             return anthropic.result(out, self.call_id or "")
         if self.kind == "mcp":
@@ -98,8 +103,9 @@ _PARSERS = (("openai", openai.parse_call), ("openai-responses", openai_responses
 def parse_call(call: Any) -> ParsedCall:
     """Read a tool call from any supported SDK.
 
-    Accepts an OpenAI tool call, a Responses ``function_call`` item, an Anthropic ``tool_use`` block, a Gemini
-    ``function_call`` (the part, or the call itself) or MCP ``tools/call`` params — SDK objects or plain dicts.
+    Accepts an OpenAI tool call, a Responses ``function_call`` item (or a native ``apply_patch_call`` /
+    ``shell_call`` item), an Anthropic ``tool_use`` block, a Gemini ``function_call`` (the part, or the call
+    itself) or MCP ``tools/call`` params — SDK objects or plain dicts.
 
     Raises:
         ValueError: The object is none of those.
@@ -107,6 +113,9 @@ def parse_call(call: Any) -> ParsedCall:
     data = _as_dict(call)
     if not isinstance(data, Mapping):
         raise ValueError(f"not a tool call: {call!r}")
+    native = openai_responses.parse_native_call(data)
+    if native is not None:
+        return ParsedCall(str(data["type"]), *native)
     for kind, parse in _PARSERS:
         found = parse(data)
         if found is not None:

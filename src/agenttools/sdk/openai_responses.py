@@ -1,4 +1,9 @@
-"""OpenAI Responses API: function tool definitions, ``function_call_output`` items, ``function_call`` items."""
+"""OpenAI Responses API: function tool definitions, ``function_call_output`` items, ``function_call`` items.
+
+Also the API's native tool items: an ``apply_patch_call`` runs the ``apply_patch`` tool (its operation made a V4A
+patch) and is answered with an ``apply_patch_call_output``; a ``shell_call`` runs the ``shell`` tool and is
+answered with a ``shell_call_output`` (one entry per command, from the tool's ``data``).
+"""
 
 from __future__ import annotations
 
@@ -9,7 +14,10 @@ from agenttools.blocks import Answer, ImageBlock, TextBlock, placeholder
 from agenttools.sdk.openai import parameters
 from agenttools.tool import Tool
 
-__all__ = ["definitions", "parse_call", "result"]
+__all__ = ["NATIVE_CALLS", "definitions", "native_result", "parse_call", "parse_native_call", "result"]
+
+NATIVE_CALLS = {"apply_patch_call": "apply_patch", "shell_call": "shell"}
+"""Native Responses call item types and the tool each runs."""
 
 
 def definitions(tools: Sequence[Tool], strict: bool | None = None) -> list[dict[str, Any]]:
@@ -44,3 +52,49 @@ def parse_call(data: Mapping[str, Any]) -> tuple[str, Any, str | None] | None:
     if data.get("type") != "function_call":
         return None
     return str(data.get("name")), data.get("arguments"), data.get("call_id")
+
+
+def parse_native_call(data: Mapping[str, Any]) -> tuple[str, dict[str, Any], str | None] | None:
+    """``(tool, arguments, call_id)`` of an ``apply_patch_call`` or ``shell_call`` item, or None for other items.
+
+    Raises:
+        ValueError: The item is malformed (no operation, an unknown operation type, no commands).
+    """
+    kind = data.get("type")
+    if kind not in NATIVE_CALLS:
+        return None
+    call_id = data.get("call_id")
+    if kind == "apply_patch_call":
+        operation = data.get("operation")
+        if not isinstance(operation, Mapping):
+            raise ValueError("an apply_patch_call item needs an operation")
+        from agenttools.patch import PatchError, operation_patch
+
+        try:
+            patch = operation_patch(dict(operation))
+        except PatchError as exc:
+            raise ValueError(f"malformed apply_patch_call operation: {exc}") from None
+        return NATIVE_CALLS[kind], {"input": patch}, call_id
+    action = data.get("action")
+    if not isinstance(action, Mapping):
+        raise ValueError("a shell_call item needs an action")
+    arguments = {key: action[key] for key in ("commands", "timeout_ms", "max_output_length")
+                 if action.get(key) is not None}
+    return NATIVE_CALLS[kind], arguments, call_id
+
+
+def native_result(kind: str, out: Answer, call_id: str) -> dict[str, Any]:
+    """The ``apply_patch_call_output`` or ``shell_call_output`` item answering a native call."""
+    failed = bool(getattr(out, "is_error", False))
+    if kind == "apply_patch_call":
+        return {"type": "apply_patch_call_output", "call_id": call_id, "status": "failed" if failed else "completed",
+                "output": out.text}
+    data = getattr(out, "data", None)
+    if not failed and isinstance(data, Mapping) and isinstance(data.get("output"), list):
+        item: dict[str, Any] = {"type": "shell_call_output", "call_id": call_id, "status": "completed",
+                                "output": [dict(entry) for entry in data["output"]]}
+        if data.get("max_output_length") is not None:
+            item["max_output_length"] = data["max_output_length"]
+        return item
+    return {"type": "shell_call_output", "call_id": call_id, "status": "completed",
+            "output": [{"stdout": "", "stderr": out.text, "outcome": {"type": "exit", "exit_code": 1}}]}

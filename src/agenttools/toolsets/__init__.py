@@ -22,6 +22,7 @@ BUILTIN: dict[str, str] = {
     "content": "agenttools.toolsets.content:build",
     "editor": "agenttools.toolsets.editor:build",
     "gemini": "agenttools.toolsets.gemini:build",
+    "openai": "agenttools.toolsets.openai:build",
 }
 """Built-in toolset names and the factory each resolves to."""
 

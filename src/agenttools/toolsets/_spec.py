@@ -21,9 +21,9 @@ __all__ = ["READ", "Hints", "PathKind", "ToolSpec", "build_registry"]
 
 S = TypeVar("S")
 
-PathKind = Literal["path", "paths", "args"]
-"""How a parameter holds paths: one path string, an array of path strings, or a command-line-like string whose
-operands are paths (``-n 5 file.txt``)."""
+PathKind = Literal["path", "paths", "args", "patch"]
+"""How a parameter holds paths: one path string, an array of path strings, a command-line-like string whose
+operands are paths (``-n 5 file.txt``), or a V4A patch whose file headers name them."""
 
 
 class Hints(NamedTuple):
@@ -69,6 +69,8 @@ class ToolSpec(NamedTuple, Generic[S]):
     """Check arguments against ``parameters`` before the handler runs (False: the handler checks them itself)."""
     render_error: ErrorRenderer | None = None
     """This tool's own error wording; None uses the toolset's."""
+    native: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict)
+    """Definition format -> the provider's own declaration of this tool, emitted verbatim by ``definitions``."""
 
 
 def build_registry(specs: Iterable[ToolSpec[S]], state: S, *, render_error: ErrorRenderer,
@@ -92,7 +94,7 @@ def build_registry(specs: Iterable[ToolSpec[S]], state: S, *, render_error: Erro
             handler=lambda args, h=handler: h(state, args),  # type: ignore[misc]
             render_error=spec.render_error or render_error, validate=spec.validate, title=spec.hints.title,
             read_only=spec.hints.read_only, destructive=spec.hints.destructive, idempotent=spec.hints.idempotent,
-            open_world=spec.hints.open_world,
+            open_world=spec.hints.open_world, native=spec.native,
         ))
     for callback in on_close:
         registry.on_close(callback)

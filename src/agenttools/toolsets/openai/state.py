@@ -1,0 +1,28 @@
+"""What the openai handlers share: the workspace and the shell's limits."""
+
+from __future__ import annotations
+
+import attrs
+
+from agenttools.shell import new_session
+from agenttools.workspace import Workspace
+
+__all__ = ["DEFAULT_MAX_OUTPUT_LENGTH", "DEFAULT_TIMEOUT_MS", "State"]
+
+DEFAULT_TIMEOUT_MS = 10_000
+"""The Responses API's default ``timeout_ms`` for a shell command."""
+DEFAULT_MAX_OUTPUT_LENGTH = 1_000_000
+"""Characters of stdout plus stderr kept per command when the call names no ``max_output_length``."""
+
+
+@attrs.define
+class State:
+    """What the handlers share."""
+
+    workspace: Workspace
+    timeout_ms: int = DEFAULT_TIMEOUT_MS
+    """Milliseconds a shell command may run when the call does not say."""
+    max_output_length: int = DEFAULT_MAX_OUTPUT_LENGTH
+    """Characters kept per command when the call does not say."""
+    session: str = attrs.field(factory=new_session)
+    """Marks every process the shell tool starts; closing the toolset kills them."""
