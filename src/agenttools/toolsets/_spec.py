@@ -69,7 +69,7 @@ class ToolSpec(NamedTuple, Generic[S]):
     """Check arguments against ``parameters`` before the handler runs (False: the handler checks them itself)."""
     render_error: ErrorRenderer | None = None
     """This tool's own error wording; None uses the toolset's."""
-    native: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict)
+    native: Mapping[str, Mapping[str, Any]] = {}
     """Definition format -> the provider's own declaration of this tool, emitted verbatim by ``definitions``."""
 
 
