@@ -31,7 +31,9 @@ The tree::
     ├── EditError (ValueError)           edit_failed     an edit could not be applied as asked
     │   ├── NoMatchError                 no_match        the text to replace is not in the file
     │   ├── MatchCountError              match_count     it occurs a different number of times than expected
-    │   └── NoChangeError                no_change       the edit would leave the file as it is
+    │   ├── NoChangeError                no_change       the edit would leave the file as it is
+    │   ├── OverlappingEditsError        overlapping_edits  two edits of one multi-edit touch the same text
+    │   └── StaleFileError               stale_file      the file changed since the version the edit was based on
     ├── ToolTimeoutError (TimeoutError)  timeout
     ├── GitError                         git             git cannot run safely here, or failed
     ├── UnknownProcessError (LookupError) unknown_process  no background process with that id
@@ -68,12 +70,14 @@ __all__ = [
     "NotDirectoryError",
     "NotFoundError",
     "OutsideWorkspaceError",
+    "OverlappingEditsError",
     "PathError",
     "PatternError",
     "ProcessLimitError",
     "ProtectedPathError",
     "SendError",
     "SpecialFileError",
+    "StaleFileError",
     "ToolDefinitionError",
     "ToolFailure",
     "ToolInputError",
@@ -455,17 +459,29 @@ class EditError(AgentToolsError, ValueError):
         super().__init__(message)
 
 
+def _which(edit: int | None) -> str:
+    """``edit 2: `` for the third edit of a multi-edit (0-based, as the list is indexed)."""
+    return f"edit {edit}: " if edit is not None else ""
+
+
+def _how(strategy: str | None) -> str:
+    """`` (matching by indentation)`` for a tolerant strategy; nothing for an exact match."""
+    return f" (matching by {strategy.replace('_', ' ')})" if strategy and strategy != "exact" else ""
+
+
 class NoMatchError(EditError):
     """The text to replace does not occur in the file.
 
     Attributes:
         path: The file concerned.
+        edit: For a multi-edit, the 0-based index of the edit that failed (else None).
     """
 
     code = "no_match"
 
-    def __init__(self, *, path: str) -> None:
-        super().__init__(f"the text to replace was not found in {path}", path=path)
+    def __init__(self, *, path: str, edit: int | None = None) -> None:
+        self.edit = edit
+        super().__init__(f"{_which(edit)}the text to replace was not found in {path}", path=path)
 
 
 class MatchCountError(EditError):
@@ -476,16 +492,22 @@ class MatchCountError(EditError):
         expected: How many occurrences the caller expected.
         found: How many there are.
         lines: The 1-based line number where each occurrence starts.
+        edit: For a multi-edit, the 0-based index of the edit that failed (else None).
+        strategy: The matching strategy that found them (``exact`` or a tolerant one).
     """
 
     code = "match_count"
 
-    def __init__(self, *, path: str, expected: int, found: int, lines: tuple[int, ...] = ()) -> None:
+    def __init__(self, *, path: str, expected: int, found: int, lines: tuple[int, ...] = (),
+                 edit: int | None = None, strategy: str = "exact") -> None:
         self.expected = expected
         self.found = found
         self.lines = lines
+        self.edit = edit
+        self.strategy = strategy
         where = f" (at lines {', '.join(map(str, lines))})" if lines else ""
-        super().__init__(f"expected {expected} occurrence(s) in {path} but found {found}{where}", path=path)
+        super().__init__(f"{_which(edit)}expected {expected} occurrence(s) in {path} but found "
+                         f"{found}{where}{_how(strategy)}", path=path)
 
 
 class NoChangeError(EditError):
@@ -499,6 +521,48 @@ class NoChangeError(EditError):
 
     def __init__(self, *, path: str) -> None:
         super().__init__("edit made no changes", path=path)
+
+
+class OverlappingEditsError(EditError):
+    """Two edits of one multi-edit would change the same text (or one's text lies inside the other's).
+
+    Every edit is located in the original file, so edits never see each other's results; ones that overlap
+    cannot all be applied, and none is.
+
+    Attributes:
+        path: The file concerned.
+        first: The 0-based index of the edit whose span comes first.
+        second: The index of the edit that overlaps it.
+        line: The 1-based line where the overlap starts.
+    """
+
+    code = "overlapping_edits"
+
+    def __init__(self, *, path: str, first: int, second: int, line: int) -> None:
+        self.first = first
+        self.second = second
+        self.line = line
+        what = f"edit {first} overlaps itself" if first == second else f"edits {first} and {second} overlap"
+        super().__init__(f"{what} at line {line} of {path}; no edit was applied", path=path)
+
+
+class StaleFileError(EditError):
+    """The file is no longer the version the edit or write was based on; nothing was written.
+
+    Attributes:
+        path: The file concerned.
+        expected: The version token given (``sha256:<hex>`` or ``stat:<mtime_ns>:<size>``).
+        actual: The file's version token now, in the same form, or None when the file no longer exists.
+    """
+
+    code = "stale_file"
+
+    def __init__(self, *, path: str, expected: str, actual: str | None) -> None:
+        self.expected = expected
+        self.actual = actual
+        now = "it no longer exists" if actual is None else f"it is now {actual}"
+        super().__init__(f"{path} has changed since it was read (expected {expected}, {now}); read it again "
+                         "and redo the edit", path=path)
 
 
 class ToolTimeoutError(AgentToolsError, TimeoutError):

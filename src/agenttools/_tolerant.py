@@ -1,0 +1,245 @@
+"""Tolerant matching for edits: find a text that differs from the file only in whitespace, line endings or quotes.
+
+Each strategy compares a normalised form of the file with the same normal form of the text to find, then maps a
+match back to the file's own characters, so only the matched span changes. The strategies form a ladder, each
+forgiving what the ones before it forgive and one thing more:
+
+``line_endings``
+    ``\\r\\n``, ``\\r`` and ``\\n`` are the same line break.
+``unicode_quotes``
+    Curly and other typographic quotes (U+2018 to U+201F, primes U+2032/U+2033, guillemets) are their ASCII
+    quote.
+``trailing_whitespace``
+    Spaces and tabs at the end of a line do not count.
+``indentation``
+    Leading whitespace of each line does not count; the match covers whole lines, and the replacement is
+    re-indented by the difference between the file's indentation and the text's (first non-blank line).
+``whitespace``
+    Every run of whitespace (line breaks included) is one space; leading and trailing whitespace of the text to
+    find does not count (nor is it added: the same leading or trailing whitespace of the replacement is dropped).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterable
+
+import attrs
+
+__all__ = ["STRATEGIES", "Match", "Normalized", "find", "normalize", "strategy_names"]
+
+STRATEGIES = ("line_endings", "unicode_quotes", "trailing_whitespace", "indentation", "whitespace")
+"""The tolerant strategies, least tolerant first (``exact`` is always tried before them)."""
+
+_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
+                         "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"',
+                         "\u00ab": '"', "\u00bb": '"'})
+_LINE = re.compile(r"([^\r\n]*)(\r\n|\r|\n|$)")
+_HSPACE = " \t\f\v\u00a0"
+_WS_RUN = re.compile(r"\s+")
+
+
+def strategy_names(tolerant: bool | Iterable[str]) -> tuple[str, ...]:
+    """The strategies ``tolerant`` asks for, in ladder order (``True``: all; ``False``: none).
+
+    Raises:
+        ValueError: A name that is not a strategy.
+    """
+    if tolerant is True:
+        return STRATEGIES
+    if tolerant is False:
+        return ()
+    wanted = set(tolerant)
+    unknown = sorted(wanted - set(STRATEGIES))
+    if unknown:
+        raise ValueError(f"unknown matching strategy {unknown[0]!r}; choose from {', '.join(STRATEGIES)}")
+    return tuple(name for name in STRATEGIES if name in wanted)
+
+
+@attrs.frozen(kw_only=True)
+class Normalized:
+    """A normalised text and, piece by piece, where each of its characters came from."""
+
+    text: str
+    starts: list[int]
+    """Where each piece starts in the normalised text (ascending)."""
+    origins: list[tuple[int, int, bool]]
+    """Each piece's span in the original, and whether it is copied one to one (else it is one character)."""
+
+    def original_start(self, pos: int) -> int:
+        """Where the normalised character at ``pos`` starts in the original."""
+        piece = bisect.bisect_right(self.starts, pos) - 1
+        begin, _, same = self.origins[piece]
+        return begin + (pos - self.starts[piece]) if same else begin
+
+    def original_end(self, pos: int) -> int:
+        """Where the normalised character at ``pos`` ends in the original."""
+        piece = bisect.bisect_right(self.starts, pos) - 1
+        begin, end, same = self.origins[piece]
+        return begin + (pos - self.starts[piece]) + 1 if same else end
+
+
+class _Builder:
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.starts: list[int] = []
+        self.origins: list[tuple[int, int, bool]] = []
+        self.length = 0
+
+    def copy(self, source: str, begin: int, end: int) -> None:
+        if begin < end:
+            self.parts.append(source[begin:end])
+            self.starts.append(self.length)
+            self.origins.append((begin, end, True))
+            self.length += end - begin
+
+    def one(self, char: str, begin: int, end: int) -> None:
+        self.parts.append(char)
+        self.starts.append(self.length)
+        self.origins.append((begin, end, False))
+        self.length += 1
+
+    def build(self, quotes: bool) -> Normalized:
+        text = "".join(self.parts)
+        return Normalized(text=text.translate(_QUOTES) if quotes else text, starts=self.starts,
+                          origins=self.origins)
+
+
+def normalize(text: str, strategy: str) -> Normalized:
+    """``text`` in the normal form of ``strategy`` (a name from :data:`STRATEGIES`)."""
+    level = STRATEGIES.index(strategy)
+    out = _Builder()
+    if strategy == "whitespace":
+        pos = 0
+        for run in _WS_RUN.finditer(text):
+            out.copy(text, pos, run.start())
+            out.one(" ", run.start(), run.end())
+            pos = run.end()
+        out.copy(text, pos, len(text))
+        return out.build(quotes=True)
+    for line in _LINE.finditer(text):
+        begin, end = line.span(1)
+        if level >= STRATEGIES.index("indentation"):
+            while begin < end and text[begin] in _HSPACE:
+                begin += 1
+        if level >= STRATEGIES.index("trailing_whitespace"):
+            while end > begin and text[end - 1] in _HSPACE:
+                end -= 1
+        out.copy(text, begin, end)
+        if line.group(2):
+            out.one("\n", *line.span(2))
+        if line.end() == len(text):
+            break
+    return out.build(quotes=level >= STRATEGIES.index("unicode_quotes"))
+
+
+def _needle(old: str, strategy: str) -> str:
+    """``old`` in the normal form of ``strategy``, as a needle (``whitespace`` also strips it)."""
+    needle = normalize(old, strategy).text
+    return needle.strip(" ") if strategy == "whitespace" else needle
+
+
+@attrs.frozen(kw_only=True)
+class Match:
+    """One span of the original text that a strategy matched, and what to put there."""
+
+    start: int
+    end: int
+    replacement: str
+
+
+def _indent(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(_HSPACE))]
+
+
+def _first_indented(text: str) -> str | None:
+    """The indentation of the first non-blank line of ``text``."""
+    for line in text.split("\n"):
+        if line.strip():
+            return _indent(line)
+    return None
+
+
+def _reindent(new: str, old_base: str, file_base: str) -> str:
+    """Shift every non-blank line of ``new`` from ``old_base`` indentation to ``file_base``."""
+    same_char = len(set(old_base + file_base)) <= 1
+    char = (old_base + file_base)[:1] or " "
+    lines = []
+    for line in new.split("\n"):
+        indent = _indent(line)
+        if not line.strip():
+            lines.append(line)
+        elif same_char and set(indent) <= {char}:
+            width = max(0, len(indent) + len(file_base) - len(old_base))
+            lines.append(char * width + line[len(indent):])
+        elif indent.startswith(old_base):
+            lines.append(file_base + line[len(old_base):])
+        else:
+            lines.append(line)
+    return "\n".join(lines)
+
+
+def _line_start(text: str, pos: int) -> int:
+    return max(text.rfind("\n", 0, pos), text.rfind("\r", 0, pos)) + 1
+
+
+def _newlines_like(new: str, span: str, fallback: str) -> str:
+    """``new`` with its line breaks written as the matched span writes them (else as ``fallback``)."""
+    style = "\r\n" if "\r\n" in span else "\n" if "\n" in span else "\r" if "\r" in span else fallback
+    plain = new.replace("\r\n", "\n").replace("\r", "\n")
+    return plain if style == "\n" else plain.replace("\n", style)
+
+
+def _adapt(new: str, old: str, span: str, strategy: str) -> str:
+    """``new`` fitted to the matched ``span``.
+
+    Re-indented (``indentation``), or without the leading and trailing whitespace that ``old`` had and the match
+    left out (``whitespace``).
+    """
+    if strategy == "indentation":
+        old_base = _first_indented(_plain(old))
+        file_base = _first_indented(_plain(span))
+        if old_base is not None and file_base is not None and old_base != file_base:
+            return _reindent(_plain(new), old_base, file_base)
+    elif strategy == "whitespace":
+        lead, trail = old[: len(old) - len(old.lstrip())], old[len(old.rstrip()):]
+        if lead and new.startswith(lead):
+            new = new[len(lead):]
+        if trail and new.endswith(trail):
+            new = new[: len(new) - len(trail)]
+    return new
+
+
+def _plain(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def find(text: str, old: str, new: str, strategy: str, *, newline: str = "\n") -> list[Match]:
+    """Every non-overlapping match of ``old`` in ``text`` under ``strategy``, left to right, with its replacement.
+
+    Args:
+        text: The file's text.
+        old: The text to find.
+        new: What the model wants in its place (adapted to each match: line breaks, indentation).
+        strategy: A name from :data:`STRATEGIES`.
+        newline: The file's line break, for a replacement whose match spans none.
+    """
+    needle = _needle(old, strategy)
+    if not needle.strip():
+        return []  # a text of only whitespace matches nothing tolerantly
+    hay = normalize(text, strategy)
+    matches = []
+    at = hay.text.find(needle)
+    while at != -1:
+        if strategy == "indentation" and at > 0 and hay.text[at - 1] != "\n":
+            at = hay.text.find(needle, at + 1)  # this strategy matches whole lines only
+            continue
+        start, end = hay.original_start(at), hay.original_end(at + len(needle) - 1)
+        if strategy == "indentation":
+            start = _line_start(text, start)
+        span = text[start:end]
+        replacement = _newlines_like(_adapt(new, old, span, strategy), span, newline)
+        matches.append(Match(start=start, end=end, replacement=replacement))
+        at = hay.text.find(needle, at + len(needle))
+    return matches
