@@ -18,7 +18,7 @@ from agenttools.toolsets._options import PATH_OPTIONS, Option, takes_options
 from agenttools.toolsets._spec import build_registry
 from agenttools.toolsets.editor.state import State
 from agenttools.toolsets.editor.texts import render_error
-from agenttools.toolsets.editor.tools import TOOLS
+from agenttools.toolsets.editor.tools import EXTENDED_TOOLS, TOOLS
 from agenttools.workspace import DEFAULT_MAX_FILE_SIZE, Workspace
 
 __all__ = ["OPTIONS", "TOOLS", "build", "render_error"]
@@ -30,7 +30,9 @@ OPTIONS = (PATH_OPTIONS[0], PATH_OPTIONS[1],
            Option(name="bash_timeout", kind="seconds", help="default seconds a foreground bash command may run"),
            Option(name="background_timeout", kind="seconds", nullable=True,
                   help="seconds before a background task's group is killed (None: never)"),
-           Option(name="max_tasks", kind="count", help="background tasks held at once"))
+           Option(name="max_tasks", kind="count", help="background tasks held at once"),
+           Option(name="edit_extensions", kind="bool",
+                  help="add multi-edits, dry runs, a version check and tolerant matching to str_replace"))
 """The options of ``build``, checked when the toolset is built (``deny_dirs`` is the contract's name for ``deny``)."""
 
 
@@ -44,6 +46,7 @@ def build(
     bash_timeout: float = 120,
     background_timeout: float | None = None,
     max_tasks: int = 10,
+    edit_extensions: bool = False,
 ) -> Registry:
     """Build the editor toolset; close the registry (or use it as a context manager) to end background tasks.
 
@@ -55,6 +58,9 @@ def build(
         bash_timeout: Default seconds a foreground ``bash`` command may run.
         background_timeout: Seconds before a background task's group is killed (None: never).
         max_tasks: Background tasks held at once (running, or finished and not yet read).
+        edit_extensions: Give ``str_replace`` the edit family's features (``edits``, ``dry_run``,
+            ``expected_version``, ``tolerant``) and end a viewed file with its version; off, the schemas are
+            upstream's exactly.
 
     Raises:
         ConfigError: ``root`` is missing, a directory does not exist, or an option is invalid.
@@ -63,4 +69,5 @@ def build(
     workspace = Workspace(root, allow_dirs=allow_dirs, deny=deny_dirs, max_file_size=max_file_size)
     state = State(workspace=workspace, tasks=ProcessTable(max_processes=max_tasks, timeout=background_timeout),
                   bash_timeout_ms=int(bash_timeout * 1000))
-    return build_registry(TOOLS, state, render_error=render_error, on_close=[state.tasks.close])
+    return build_registry(EXTENDED_TOOLS if edit_extensions else TOOLS, state, render_error=render_error,
+                          on_close=[state.tasks.close])

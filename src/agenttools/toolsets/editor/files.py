@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +30,7 @@ from agenttools.toolsets.editor.state import MAX_LINE_CHARS, MAX_LINES, State, a
 from agenttools.toolsets.editor.texts import failure
 from agenttools.workspace import Workspace
 
-__all__ = ["create_file", "str_replace", "view"]
+__all__ = ["create_file", "edit_errors", "edit_target", "replaced", "resolve", "str_replace", "view"]
 
 _HEADER_BYTES = 512
 _BMP_DIB_SIZES = frozenset({12, 16, 40, 52, 56, 64, 108, 124})
@@ -243,33 +245,58 @@ def str_replace(state: State, args: dict[str, Any]) -> str:
     old = args["old_str"]
     if old == "":
         raise failure("INVALID_INPUT", "old_str must not be empty")
+    real = edit_target(state, args["path"])
+    replace_all = bool(arg(args, "replace_all", False))
+    with edit_errors(real):
+        result = edit.replace_text(state.workspace, real, old, arg(args, "new_str", ""),
+                                   expected=None if replace_all else 1, create=False)
+    return replaced(state, real, result, replace_all=replace_all)
+
+
+def resolve(state: State, path: str) -> str:
+    """The real path of a path argument, checked against the workspace (the session cwd for a relative one)."""
+    return _resolve(state.workspace, path)
+
+
+def edit_target(state: State, path: str) -> str:
+    """The real path of an existing file to edit, checked as upstream checks it (found, not a directory, size)."""
     ws = state.workspace
-    real = _resolve(ws, args["path"])
+    real = _resolve(ws, path)
     if not os.path.lexists(real):
         raise NotFoundError(path=real)
     if os.path.isdir(real):
         raise failure("IO_ERROR", f"could not read {real}: read {real}: is a directory")
     ws.check_size(real)
-    replace_all = bool(arg(args, "replace_all", False))
+    return real
+
+
+@contextlib.contextmanager
+def edit_errors(real: str) -> Iterator[None]:
+    """Word an edit's failures as upstream's ``str_replace`` does (``edits[i]`` named for a multi-edit)."""
     try:
-        result = edit.replace_text(ws, real, old, arg(args, "new_str", ""), expected=None if replace_all else 1,
-                                   create=False)
-    except NoMatchError:
-        raise failure("STR_REPLACE_NOT_FOUND", f"old_str not found in {real}") from None
+        yield
+    except NoMatchError as exc:
+        which = "old_str" if exc.edit is None else f"edits[{exc.edit}].old_str"
+        raise failure("STR_REPLACE_NOT_FOUND", f"{which} not found in {real}") from None
     except MatchCountError as exc:
-        raise failure("STR_REPLACE_AMBIGUOUS", f"found {exc.found} occurrences in {real}; match must be unique "
-                                                   "(use replace_all to replace all)") from None
+        which = "" if exc.edit is None else f"edits[{exc.edit}]: "
+        raise failure("STR_REPLACE_AMBIGUOUS", f"{which}found {exc.found} occurrences in {real}; match must be "
+                                                   "unique (use replace_all to replace all)") from None
     except (HardLinkError, ProtectedPathError):
         raise
     except (EncodingError, IsDirectoryError) as exc:
         raise failure("IO_ERROR", f"could not write {real}: {exc}") from None
     except OSError as exc:
         raise failure("IO_ERROR", f"could not write {real}: {_go_error('open', real, exc)}") from None
+
+
+def replaced(state: State, real: str, result: edit.EditResult, *, replace_all: bool) -> str:
+    """Upstream's answer to a replacement: the count, or the lines around the edit."""
     if replace_all:
         return f"Replaced {result.occurrences} occurrences in {real}"
     if os.stat(real).st_size == 0:
         return f"Replaced in {real}\n\n"
-    return f"Replaced in {real}\n\n" + _snippet(ws, real, result.lines[0])
+    return f"Replaced in {real}\n\n" + _snippet(state.workspace, real, result.lines[0])
 
 
 def _snippet(ws: Workspace, real: str, line: int) -> str:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from agenttools.toolsets._spec import READ, Hints, ToolSpec
-from agenttools.toolsets.editor import files, shell
+from agenttools.toolsets.editor import extensions, files, shell
+from agenttools.toolsets.editor.extensions import EXTENDED_DESCRIPTIONS, EXTENDED_PARAMETERS
 from agenttools.toolsets.editor.state import State
 from agenttools.toolsets.editor.texts import DESCRIPTIONS, PARAMETERS
 
-__all__ = ["TOOLS"]
+__all__ = ["EXTENDED_TOOLS", "TOOLS"]
 
 TOOLS: list[ToolSpec[State]] = [
     ToolSpec(name="view", description=DESCRIPTIONS["view"], parameters=PARAMETERS["view"], handler=files.view,
@@ -23,3 +24,12 @@ TOOLS: list[ToolSpec[State]] = [
              handler=shell.task_output, hints=Hints(read_only=True, open_world=False)),
 ]
 """Each tool of the contract, in upstream's order."""
+
+EXTENDED_TOOLS: list[ToolSpec[State]] = [
+    TOOLS[0]._replace(description=EXTENDED_DESCRIPTIONS["view"], parameters=EXTENDED_PARAMETERS["view"],
+                      handler=extensions.view),
+    TOOLS[1]._replace(description=EXTENDED_DESCRIPTIONS["str_replace"],
+                      parameters=EXTENDED_PARAMETERS["str_replace"], handler=extensions.str_replace),
+    *TOOLS[2:],
+]
+"""The tools with ``edit_extensions=True``: ``view`` and ``str_replace`` take the edit family's features."""
