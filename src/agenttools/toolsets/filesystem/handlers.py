@@ -25,6 +25,7 @@ from agenttools._text import atomic_write, open_file, path_lock
 from agenttools._walk import walk
 from agenttools.blocks import DataBlock, ImageBlock
 from agenttools.errors import (
+    AgentToolsError,
     AlreadyExistsError,
     FileTooLargeError,
     IsDirectoryError,
@@ -65,6 +66,8 @@ def _node_errors(syscall: str, path: str, *, read_syscall: str | None = None) ->
         raise fail(node_error(exc, read_syscall or "read")) from None
     except (NotFoundError, NotDirectoryError) as exc:
         raise fail(node_error(exc, syscall, path)) from None
+    except AgentToolsError:  # the workspace's refusals (deny globs, hard links, git metadata): our own words
+        raise
     except OSError as exc:
         if exc.errno in (errno.EACCES, errno.EPERM, errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.EISDIR,
                          errno.EEXIST, errno.ENAMETOOLONG):
@@ -354,6 +357,8 @@ def move_file(state: State, args: dict[str, Any]) -> str:
         raise fail(f"Destination already exists: {destination}") from None
     except (NotFoundError, NotDirectoryError) as exc:
         raise fail(node_error(exc, "rename", source, destination)) from None
+    except AgentToolsError:
+        raise
     except OSError as exc:
         if exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.EINVAL, errno.EACCES, errno.EPERM, errno.EXDEV,
                          errno.EISDIR, errno.ENOTEMPTY, errno.EBUSY):

@@ -19,6 +19,7 @@ from agenttools.errors import (
     ArgumentsError,
     DeniedPathError,
     FileTooLargeError,
+    HardLinkError,
     OutsideWorkspaceError,
     PathError,
     ProtectedPathError,
@@ -289,6 +290,8 @@ def render_error(tool: str, error: BaseException) -> str:
         else:
             message = issue.message
         return _invalid_text(tool, [(message, ())])
+    if isinstance(error, HardLinkError):
+        return f"Access denied - {error.path} has {error.links} hard links (one may be outside allowed directories)"
     if isinstance(error, ProtectedPathError):
         return f"Access denied - path inside git metadata (read-only): {error.path}"
     if isinstance(error, DeniedPathError):
