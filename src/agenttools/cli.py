@@ -69,7 +69,8 @@ def _flag(name: str) -> str:
 
 def _add_options(parser: argparse.ArgumentParser, options: Sequence[Option], name: str | None) -> None:
     parser.add_argument("--toolset", required=True, metavar="NAME",
-                        help="built-in toolset (gemini, editor, content, assistant, coder) or 'module:attribute'")
+                        help="built-in toolset (gemini, editor, content, assistant, coder, filesystem) or "
+                             "'module:attribute'")
     group = parser.add_argument_group(f"options of the {name} toolset" if options else "toolset options")
     declared = {option.name for option in options}
     if "root" not in declared:  # a toolset of your own may take one; definitions never need it
