@@ -185,6 +185,11 @@ def build(base: Path) -> None:
     w("a/mixed.txt", "one\r\ntwo\nthree\r\nfour\n")
     w("a/.git/config", "[core]\n")
     w("a/hard.txt", "hard\n")
+    w("a/odd/plain.txt", "plain\n")
+    with open(os.path.join(os.fsencode(base / "a" / "odd"), b"bad-\xff-name.txt"), "wb") as handle:
+        handle.write(b"not utf-8 name\n")
+    w("a/odd2/plain.txt", "plain\n")
+    os.mkdir(os.path.join(os.fsencode(base / "a" / "odd2"), b"dir-\xfe"))
     os.link(base / "a" / "hard.txt", base / "b" / "hardlink.txt")
     (base / "a" / "emptydir").mkdir()
     os.symlink("x.txt", base / "a" / "link.txt")
@@ -371,6 +376,12 @@ READS: list[tuple[Any, ...]] = [
     ("read_text_file", {"path": '"{a}/x.txt"'}),
     ("read_text_file", {"path": "{a}/x.txt "}),
     ("list_directory", {"path": "{a}/ported"}),
+    ("list_directory", {"path": "{a}/odd"}),
+    ("list_directory_with_sizes", {"path": "{a}/odd"}),
+    ("directory_tree", {"path": "{a}/odd"}),
+    ("search_files", {"path": "{a}/odd", "pattern": "*"}),
+    ("directory_tree", {"path": "{a}/odd2"}),
+    ("list_directory", {"path": "{a}/odd2"}),
     ("read_text_file", {"path": "{a}/mixed.txt", "tail": 3}),
     ("read_text_file", {"path": "{a}/.git/config"}),
     ("read_text_file", {"path": "{b}/hardlink.txt"}),

@@ -541,3 +541,17 @@ def test_get_file_info(base, monkeypatch):
     finally:
         monkeypatch.undo()
         time.tzset()
+
+
+def test_names_that_are_not_utf8_read_as_node_reads_them(base):
+    d = base / "a" / "sub" / "deep"
+    with open(os.path.join(os.fsencode(d), b"bad-\xff.txt"), "w") as handle:
+        handle.write("x")
+    assert call(base, "list_directory", {"path": str(d)}) == (False, "[FILE] bad-\ufffd.txt\n[FILE] c.py")
+    assert json.loads(call(base, "directory_tree", {"path": str(d)})[1])[0]["name"] == "bad-\ufffd.txt"
+    # the name read back names nothing: its size is 0, a search passes it by, a tree cannot enter such a directory
+    assert call(base, "list_directory_with_sizes", {"path": str(d)})[1].split("\n")[0] == (
+        "[FILE] bad-\ufffd.txt" + " " * 26 + "0 B")  # the name padded to 30, the size to 10
+    assert call(base, "search_files", {"path": str(d), "pattern": "bad*"}) == (False, "No matches found")
+    os.mkdir(os.path.join(os.fsencode(d), b"dir-\xfe"))
+    assert call(base, "directory_tree", {"path": str(d)}) == (True, f"Parent directory does not exist: {d}")

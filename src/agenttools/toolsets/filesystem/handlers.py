@@ -268,6 +268,23 @@ def _listing(state: State, path: str) -> list[files.DirEntry]:
     return sorted(listing.entries, key=lambda e: os.fsencode(e.name))
 
 
+def _shown(name: str) -> str:
+    """A name as Node reads it from the directory: bytes that are not UTF-8 become U+FFFD."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def _readable(name: str) -> bool:
+    """Whether Node can reach the entry by the name it read.
+
+    A name that is not UTF-8 comes back with U+FFFD in it, which names nothing (its stat fails, its path check fails).
+    """
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _is_dir(entry: files.DirEntry) -> bool:
     """A ``Dirent``'s ``isDirectory()``: a symlink is not a directory, whatever it points to."""
     return entry.is_dir and not entry.is_symlink
@@ -276,7 +293,7 @@ def _is_dir(entry: files.DirEntry) -> bool:
 def list_directory(state: State, args: dict[str, Any]) -> str:
     """``list_directory``: ``[DIR] name`` or ``[FILE] name``, one a line."""
     path = valid_path(state, args["path"])
-    return "\n".join(f"{'[DIR]' if _is_dir(e) else '[FILE]'} {e.name}" for e in _listing(state, path))
+    return "\n".join(f"{'[DIR]' if _is_dir(e) else '[FILE]'} {_shown(e.name)}" for e in _listing(state, path))
 
 
 def _utf16_len(text: str) -> int:
@@ -291,17 +308,18 @@ def list_directory_with_sizes(state: State, args: dict[str, Any]) -> str:
     """``list_directory_with_sizes``: entries with their sizes, sorted by name or size, then the totals."""
     path = valid_path(state, args["path"])
     entries = _listing(state, path)
+    sizes = {e.name: e.size if _readable(e.name) else 0 for e in entries}
     if args["sortBy"] == "size":
-        ordered = sorted(entries, key=lambda e: -e.size)
+        ordered = sorted(entries, key=lambda e: -sizes[e.name])
     else:
-        ordered = sorted(entries, key=lambda e: locale_key(e.name))
+        ordered = sorted(entries, key=lambda e: locale_key(_shown(e.name)))
     lines = []
     for entry in ordered:
         directory = _is_dir(entry)
-        size = "" if directory else format_size(entry.size).rjust(10)
-        lines.append(f"{'[DIR]' if directory else '[FILE]'} {_pad_end(entry.name, 30)} {size}")
+        size = "" if directory else format_size(sizes[entry.name]).rjust(10)
+        lines.append(f"{'[DIR]' if directory else '[FILE]'} {_pad_end(_shown(entry.name), 30)} {size}")
     dirs = sum(1 for e in entries if _is_dir(e))
-    total = sum(e.size for e in entries if not _is_dir(e))
+    total = sum(sizes[e.name] for e in entries if not _is_dir(e))
     lines += ["", f"Total: {len(entries) - dirs} files, {dirs} directories", f"Combined size: {format_size(total)}"]
     return "\n".join(lines)
 
@@ -338,7 +356,9 @@ def directory_tree(state: State, args: dict[str, Any]) -> str:
             if _tree_excluded(relative, patterns) or state.workspace.denied_by(entry.path) is not None:
                 continue
             is_dir = entry.is_dir(follow_symlinks=False)
-            node: dict[str, Any] = {"name": entry.name, "type": "directory" if is_dir else "file"}
+            if is_dir and not _readable(entry.name):  # upstream's check of the subdirectory's path fails
+                raise fail(f"Parent directory does not exist: {directory}")
+            node: dict[str, Any] = {"name": _shown(entry.name), "type": "directory" if is_dir else "file"}
             if is_dir:
                 node["children"] = []
                 pending.append((entry.path, relative + "/", node["children"]))
@@ -395,12 +415,13 @@ def search_files(state: State, args: dict[str, Any]) -> str:
 
     for rel, entry, is_dir in walk(root, path_order=True, enter=enter):
         full = os.path.join(root, rel)
-        if not _entry_allowed(state, full, entry) or any(minimatch(e, rel) for e in excludes):
+        if (not _readable(entry.name) or not _entry_allowed(state, full, entry)
+                or any(minimatch(e, rel) for e in excludes)):
             if is_dir:
                 skipped.add(rel)
             continue
         if minimatch(pattern, rel):
-            results.append(full)
+            results.append(_shown(full))
     return "\n".join(results) if results else "No matches found"
 
 
