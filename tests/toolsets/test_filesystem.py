@@ -551,7 +551,7 @@ def test_names_that_are_not_utf8_read_as_node_reads_them(base):
     assert json.loads(call(base, "directory_tree", {"path": str(d)})[1])[0]["name"] == "bad-\ufffd.txt"
     # the name read back names nothing: its size is 0, a search passes it by, a tree cannot enter such a directory
     assert call(base, "list_directory_with_sizes", {"path": str(d)})[1].split("\n")[0] == (
-        "[FILE] bad-\ufffd.txt" + " " * 26 + "0 B")  # the name padded to 30, the size to 10
+        "[FILE] bad-\ufffd.txt" + " " * (30 - 9) + " " + "0 B".rjust(10))  # name padded to 30, size to 10
     assert call(base, "search_files", {"path": str(d), "pattern": "bad*"}) == (False, "No matches found")
     os.mkdir(os.path.join(os.fsencode(d), b"dir-\xfe"))
     assert call(base, "directory_tree", {"path": str(d)}) == (True, f"Parent directory does not exist: {d}")
