@@ -536,3 +536,104 @@ def test_enough_cases() -> None:
     assert len(READS) + len(WRITES) >= 60
 
 
+
+
+JSDIFF_DRIVER = """
+import { createTwoFilesPatch } from 'diff';
+import { readFileSync } from 'fs';
+const pairs = JSON.parse(readFileSync(process.argv[2], 'utf-8'));
+const norm = (s) => s.replace(/\\r\\n/g, '\\n');
+process.stdout.write(JSON.stringify(pairs.map(([a, b]) =>
+    createTwoFilesPatch('f', 'f', norm(a), norm(b), 'original', 'modified'))));
+"""
+
+
+def _random_text(rng: Any, lines: list[str]) -> str:
+    text = "\n".join(rng.choice(lines) for _ in range(rng.randrange(0, 30)))
+    return text + rng.choice(["", "\n", "\r\n"])
+
+
+def test_the_diff_is_jsdiffs_for_random_texts(server_js: Path, tmp_path: Path) -> None:
+    """editing.unified_diff against jsdiff's own createTwoFilesPatch (the package the server runs) on 400 pairs."""
+    import random
+
+    from agenttools.toolsets.filesystem.editing import unified_diff
+
+    rng = random.Random(19)  # noqa: S311 - reproducible test data
+    vocabulary = ["a", "b", "c", "", "  x", "x", "}", "{", "a b", "\u00e9", "tab\tbed"]
+    pairs = []
+    for _ in range(400):
+        old = _random_text(rng, vocabulary)
+        new = old.split("\n")
+        for _ in range(rng.randrange(1, 5)):
+            at = rng.randrange(0, len(new) + 1)
+            if rng.random() < 0.5 and at < len(new):
+                del new[at]
+            else:
+                new.insert(at, rng.choice(vocabulary))
+        pairs.append((old, "\n".join(new) if rng.random() < 0.7 else _random_text(rng, vocabulary)))
+    (tmp_path / "pairs.json").write_text(json.dumps(pairs))
+    modules = server_js.parents[3]
+    driver = modules.parent / "jsdiff-driver.mjs"
+    driver.write_text(JSDIFF_DRIVER)
+    done = subprocess.run(["node", str(driver), str(tmp_path / "pairs.json")], capture_output=True, text=True,
+                          timeout=120, check=True)
+    theirs = json.loads(done.stdout)
+    mismatched = [(old, new) for (old, new), patch in zip(pairs, theirs, strict=True)
+                  if unified_diff("f", old, new) != f"```diff\n{patch}```\n\n"]
+    assert not mismatched, mismatched[:3]
+
+
+EDITS_DRIVER = """
+import { applyFileEdits } from './node_modules/@modelcontextprotocol/server-filesystem/dist/lib.js';
+import { readFileSync } from 'fs';
+const cases = JSON.parse(readFileSync(process.argv[2], 'utf-8'));
+const out = [];
+for (const [path, edits] of cases) {
+    try { out.push(await applyFileEdits(path, edits, true)); } catch (e) { out.push('ERROR ' + e.message); }
+}
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+def test_edit_matching_is_upstreams_for_random_edits(server_js: Path, tmp_path: Path) -> None:
+    """The server's own applyFileEdits (dry run) against ours on 300 files and edit lists full of indentation."""
+    import random
+
+    from agenttools.errors import ToolFailure
+    from agenttools.toolsets.filesystem.editing import apply_edits, unified_diff
+
+    rng = random.Random(1919)  # noqa: S311 - reproducible test data
+    lines = ["def f():", "    return 1", "  x = 2", "\tif y:", "\t\tpass", "}", "", "    ", "a  b", "\u00a0nb"]
+    cases = []
+    for index in range(300):
+        content = "\n".join(rng.choice(lines) for _ in range(rng.randrange(1, 12)))
+        content += rng.choice(["", "\n", "\r\n"])
+        path = tmp_path / f"f{index}.txt"
+        path.write_bytes(content.encode())
+        edits = []
+        for _ in range(rng.randrange(1, 3)):
+            source = content.replace("\r\n", "\n").split("\n")
+            start = rng.randrange(0, len(source))
+            old = "\n".join(source[start:start + rng.randrange(1, 3)])
+            if rng.random() < 0.6:  # re-indent it: the whitespace-flexible path
+                old = "\n".join(rng.choice(["", " ", "  ", "\t"]) + line.strip() for line in old.split("\n"))
+            new = "\n".join(rng.choice(["", "  ", "    "]) + rng.choice(lines).strip()
+                            for _ in range(rng.randrange(0, 3)))
+            edits.append({"oldText": old, "newText": new})
+        cases.append((str(path), edits))
+    (tmp_path / "cases.json").write_text(json.dumps(cases))
+    driver = server_js.parents[4] / "edits-driver.mjs"
+    driver.write_text(EDITS_DRIVER)
+    done = subprocess.run(["node", str(driver), str(tmp_path / "cases.json")], capture_output=True, text=True,
+                          timeout=120, check=True)
+    mismatched = []
+    for (path, edits), theirs in zip(cases, json.loads(done.stdout), strict=True):
+        original = Path(path).read_bytes().decode().replace("\r\n", "\n")
+        try:
+            mine = unified_diff(path, original, apply_edits(original, edits))
+        except ToolFailure as failure:
+            mine = "ERROR " + failure.text
+        if mine != theirs:
+            mismatched.append((path, edits, theirs, mine))
+    assert not mismatched, mismatched[:2]
