@@ -539,7 +539,7 @@ def test_enough_cases() -> None:
 
 
 JSDIFF_DRIVER = """
-import { createTwoFilesPatch } from 'diff';
+import { createTwoFilesPatch } from '{modules}/diff/libesm/index.js';
 import { readFileSync } from 'fs';
 const pairs = JSON.parse(readFileSync(process.argv[2], 'utf-8'));
 const norm = (s) => s.replace(/\\r\\n/g, '\\n');
@@ -573,9 +573,8 @@ def test_the_diff_is_jsdiffs_for_random_texts(server_js: Path, tmp_path: Path) -
                 new.insert(at, rng.choice(vocabulary))
         pairs.append((old, "\n".join(new) if rng.random() < 0.7 else _random_text(rng, vocabulary)))
     (tmp_path / "pairs.json").write_text(json.dumps(pairs))
-    modules = server_js.parents[3]
-    driver = modules.parent / "jsdiff-driver.mjs"
-    driver.write_text(JSDIFF_DRIVER)
+    driver = tmp_path / "jsdiff-driver.mjs"
+    driver.write_text(JSDIFF_DRIVER.replace("{modules}", server_js.parents[3].as_uri()))
     done = subprocess.run(["node", str(driver), str(tmp_path / "pairs.json")], capture_output=True, text=True,
                           timeout=120, check=True)
     theirs = json.loads(done.stdout)
@@ -585,7 +584,7 @@ def test_the_diff_is_jsdiffs_for_random_texts(server_js: Path, tmp_path: Path) -
 
 
 EDITS_DRIVER = """
-import { applyFileEdits } from './node_modules/@modelcontextprotocol/server-filesystem/dist/lib.js';
+import { applyFileEdits } from '{lib}';
 import { readFileSync } from 'fs';
 const cases = JSON.parse(readFileSync(process.argv[2], 'utf-8'));
 const out = [];
@@ -623,8 +622,8 @@ def test_edit_matching_is_upstreams_for_random_edits(server_js: Path, tmp_path: 
             edits.append({"oldText": old, "newText": new})
         cases.append((str(path), edits))
     (tmp_path / "cases.json").write_text(json.dumps(cases))
-    driver = server_js.parents[4] / "edits-driver.mjs"
-    driver.write_text(EDITS_DRIVER)
+    driver = tmp_path / "edits-driver.mjs"
+    driver.write_text(EDITS_DRIVER.replace("{lib}", (server_js.parent / "lib.js").as_uri()))
     done = subprocess.run(["node", str(driver), str(tmp_path / "cases.json")], capture_output=True, text=True,
                           timeout=120, check=True)
     mismatched = []
