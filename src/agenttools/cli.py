@@ -157,8 +157,8 @@ def _options(args: argparse.Namespace, declared: Sequence[Option]) -> dict[str, 
 @contextlib.contextmanager
 def _registry(args: argparse.Namespace, declared: Sequence[Option]) -> Iterator[Registry]:
     options = _options(args, declared)
-    needs_root = any(option.name == "root" and option.required for option in declared)
-    if args.command == "tools" and needs_root and "root" not in options:
+    takes_root = any(option.name == "root" for option in declared)  # required, or allow_dirs[0] (filesystem)
+    if args.command == "tools" and takes_root and "root" not in options and not options.get("allow_dirs"):
         with (tempfile.TemporaryDirectory(prefix="agenttools-definitions-") as empty,
               toolset(args.toolset, **{**options, "root": empty}) as registry):
             yield registry
