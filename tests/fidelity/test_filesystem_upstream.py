@@ -186,6 +186,8 @@ def build(base: Path) -> None:
     w("a/.git/config", "[core]\n")
     w("a/hard.txt", "hard\n")
     w("a/odd/plain.txt", "plain\n")
+    w("a/longline.txt", "short\n" + "\u00e9" * 3000 + "\n" + "y" * 2500)
+    w("a/bom.txt", "\ufefffirst\r\nsecond\r\n")
     with open(os.path.join(os.fsencode(base / "a" / "odd"), b"bad-\xff-name.txt"), "wb") as handle:
         handle.write(b"not utf-8 name\n")
     w("a/odd2/plain.txt", "plain\n")
@@ -382,6 +384,23 @@ READS: list[tuple[Any, ...]] = [
     ("search_files", {"path": "{a}/odd", "pattern": "*"}),
     ("directory_tree", {"path": "{a}/odd2"}),
     ("list_directory", {"path": "{a}/odd2"}),
+    ("read_text_file", {"path": "{a}/utf8.txt", "head": 150}),
+    ("read_text_file", {"path": "{a}/utf8.txt", "tail": 150}),
+    ("read_text_file", {"path": "{a}/utf8.txt", "tail": 199}),
+    ("read_text_file", {"path": "{a}/longline.txt", "tail": 1}),
+    ("read_text_file", {"path": "{a}/longline.txt", "tail": 2}),
+    ("read_text_file", {"path": "{a}/longline.txt", "head": 1}),
+    ("read_text_file", {"path": "{a}/bom.txt"}),
+    ("read_multiple_files", {"paths": ["x.txt", "sub/b.py", "../b/y.txt"]}),
+    ("search_files", {"path": "sub", "pattern": "**"}),
+    ("search_files", {"path": ".", "pattern": "**/b.*", "excludePatterns": ["linkdir"]}),
+    ("directory_tree", {"path": ".", "excludePatterns": ["*", "!sub"]}),
+    ("list_directory_with_sizes", {"path": "{b}", "sortBy": "size"}),
+    ("edit_file", {"path": "{a}/bom.txt", "edits": [{"oldText": "second", "newText": "2nd"}], "dryRun": True}),
+    ("edit_file", {"path": "{a}/x.txt", "edits": [{"oldText": "l1\r\nl2", "newText": "A\r\nB"}],
+                   "dryRun": True}),
+    ("edit_file", {"path": "{a}/x.txt", "edits": [{"oldText": "l2", "newText": "a"}, {"oldText": "a", "newText": "b"},
+                                                   {"oldText": "", "newText": "top\n"}], "dryRun": True}),
     ("read_text_file", {"path": "{a}/mixed.txt", "tail": 3}),
     ("read_text_file", {"path": "{a}/.git/config"}),
     ("read_text_file", {"path": "{b}/hardlink.txt"}),
