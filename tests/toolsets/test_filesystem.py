@@ -555,3 +555,25 @@ def test_names_that_are_not_utf8_read_as_node_reads_them(base):
     assert call(base, "search_files", {"path": str(d), "pattern": "bad*"}) == (False, "No matches found")
     os.mkdir(os.path.join(os.fsencode(d), b"dir-\xfe"))
     assert call(base, "directory_tree", {"path": str(d)}) == (True, f"Parent directory does not exist: {d}")
+
+
+def test_path_helpers_ported_from_upstream():
+    """Ported: path-utils.test.ts ("preserves Unix paths") and path-validation.test.ts (the POSIX cases)."""
+    from agenttools.toolsets.filesystem.state import normalize_path, within
+
+    assert [normalize_path(p) for p in ("/usr/local/bin", "/home/user/some path", '"/usr/local/some app/"',
+                                        "/usr/local//bin/app///", "/", "///")] == [
+        "/usr/local/bin", "/home/user/some path", "/usr/local/some app", "/usr/local/bin/app", "/", "/"]
+    project = ["/home/user/project"]
+    assert within("/home/user/project", project) and within("/home/user/project/src/index.js", project)
+    for outside in ("/home/user/project2", "/home/user/project_backup", "/home/user/project-old",
+                    "/home/user/projectile", "/home/user/project.bak", "/home/user/other", "/etc/passwd",
+                    "/home/user", "/", "", "/home/user/project/../other", "/home/user/project\x00/x"):
+        assert not within(outside, project), outside
+    assert within("/home/user/project/", project) and within("/home/user/project", ["/home/user/project/"])
+    assert not within("/home/user/project2/", project)
+    assert within("/home/user/project/src", ["", "/home/user/project", ""])
+    assert not within("/home/user/project", [])
+    assert within("/home/user/my-project (v2)/src", ["/home/user/my-project (v2)"])
+    assert not within("/home/user/my-project (v2)_backup", ["/home/user/my-project (v2)"])
+    assert within("/anything/at/all", ["/"])
