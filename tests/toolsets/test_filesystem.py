@@ -577,3 +577,16 @@ def test_path_helpers_ported_from_upstream():
     assert within("/home/user/my-project (v2)/src", ["/home/user/my-project (v2)"])
     assert not within("/home/user/my-project (v2)_backup", ["/home/user/my-project (v2)"])
     assert within("/anything/at/all", ["/"])
+
+
+def test_a_diff_past_the_step_limit_is_made_the_cheap_way():
+    """Deviation: jsdiff's algorithm is quadratic in the edit distance; past MAX_DIFF_STEPS we stop it."""
+    old = "keep\n" + "".join(f"old {i}\nsame\n" for i in range(50)) + "end\n"
+    new = "keep\n" + "".join(f"new {i}\nsame\n" for i in range(50)) + "end\n"
+    exact = line_diff(old, new)
+    assert len(exact) > 4  # jsdiff keeps each "same" line
+    cheap = line_diff(old, new, max_steps=10)
+    assert [(c.count, c.added, c.removed) for c in cheap] == [(1, False, False), (99, False, True),
+                                                               (99, True, False), (2, False, False)]
+    assert "".join(c.value for c in cheap if not c.added) == old
+    assert "".join(c.value for c in cheap if not c.removed) == new

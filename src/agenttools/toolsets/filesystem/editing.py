@@ -23,7 +23,12 @@ import attrs
 
 from agenttools.toolsets.filesystem.texts import fail
 
-__all__ = ["Change", "apply_edits", "line_diff", "rebuild", "unified_diff"]
+__all__ = ["MAX_DIFF_STEPS", "Change", "apply_edits", "line_diff", "rebuild", "unified_diff"]
+
+MAX_DIFF_STEPS = 1_000_000
+"""The most steps jsdiff's algorithm may take here (about a second; an edit distance of about 1,400 lines). A diff
+that needs more is made the cheap way: the common first and last lines kept, everything between them removed and
+added (upstream's JavaScript would take its time; this is pure Python)."""
 
 _JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028" \
             "\u2029\u202f\u205f\u3000\ufeff"
@@ -132,7 +137,8 @@ def _add_to_path(path: _Path, added: bool, removed: bool, old_inc: int) -> _Path
     return _Path(path.old_pos + old_inc, _Component(1, added, removed, last))
 
 
-def _extract_common(path: _Path, new: Sequence[str], old: Sequence[str], diagonal: int) -> int:
+def _extract_common(path: _Path, new: Sequence[str], old: Sequence[str], diagonal: int) -> tuple[int, int]:
+    """Follow the diagonal while lines are equal: the new position, and how many lines that was."""
     old_pos = path.old_pos
     new_pos = old_pos - diagonal
     common = 0
@@ -143,7 +149,7 @@ def _extract_common(path: _Path, new: Sequence[str], old: Sequence[str], diagona
     if common:
         path.last = _Component(common, False, False, path.last)
     path.old_pos = old_pos
-    return new_pos
+    return new_pos, common
 
 
 def _build(last: _Component | None, new: Sequence[str], old: Sequence[str]) -> list[Change]:
@@ -168,20 +174,42 @@ def _build(last: _Component | None, new: Sequence[str], old: Sequence[str]) -> l
     return changes
 
 
-def line_diff(old_text: str, new_text: str) -> list[Change]:
-    """Jsdiff 8's ``diffLines(old, new)``: the runs of kept, removed and added lines, in jsdiff's order."""
+def _cheap(new: list[str], old: list[str]) -> list[Change]:
+    """The diff past the step limit: common leading and trailing lines kept, the rest removed, then added."""
+    head = 0
+    while head < min(len(old), len(new)) and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    runs = [Change(count=head, value="".join(old[:head])),
+            Change(count=len(old) - head - tail, removed=True, value="".join(old[head:len(old) - tail])),
+            Change(count=len(new) - head - tail, added=True, value="".join(new[head:len(new) - tail])),
+            Change(count=tail, value="".join(old[len(old) - tail:]))]
+    return [run for run in runs if run.count]
+
+
+def line_diff(old_text: str, new_text: str, *, max_steps: int = MAX_DIFF_STEPS) -> list[Change]:
+    """The runs of kept, removed and added lines, as jsdiff 8's ``diffLines(old, new)`` finds them.
+
+    Past ``max_steps`` steps of the algorithm the diff is made the cheap way (see :data:`MAX_DIFF_STEPS`).
+    """
     old = _tokenize(old_text)
     new = _tokenize(new_text)
+    steps = 0
     best: dict[int, _Path | None] = {0: _Path(-1, None)}
     start = best[0]
     assert start is not None  # noqa: S101 - just made
-    new_pos = _extract_common(start, new, old, 0)
+    new_pos, _ = _extract_common(start, new, old, 0)
     if start.old_pos + 1 >= len(old) and new_pos + 1 >= len(new):
         return _build(start.last, new, old)
     low, high = -len(old) - len(new) - 1, len(old) + len(new) + 1
     edit_length = 1
     while edit_length <= len(old) + len(new):
         for diagonal in range(max(low, -edit_length), min(high, edit_length) + 1, 2):
+            steps += 1
+            if steps > max_steps:
+                return _cheap(new, old)
             remove = best.get(diagonal - 1)
             add = best.get(diagonal + 1)
             if remove is not None:
@@ -197,7 +225,8 @@ def line_diff(old_text: str, new_text: str) -> list[Change]:
             else:
                 assert remove is not None  # noqa: S101 - can_remove
                 base = _add_to_path(remove, False, True, 1)
-            new_pos = _extract_common(base, new, old, diagonal)
+            new_pos, common = _extract_common(base, new, old, diagonal)
+            steps += common // 16  # following equal lines is cheap, but not free
             if base.old_pos + 1 >= len(old) and new_pos + 1 >= len(new):
                 return _build(base.last, new, old)
             best[diagonal] = base
@@ -270,12 +299,13 @@ def _patch_lines(old_name: str, new_name: str, changes: list[Change]) -> list[st
     return out
 
 
-def unified_diff(path: str, original: str, modified: str) -> str:
+def unified_diff(path: str, original: str, modified: str, changes: list[Change] | None = None) -> str:
     """Upstream's answer for an edit: jsdiff's two-file patch of the ``\\n``-normalised texts, fenced.
 
     The fence is one backtick more than the longest run inside (at least three); a blank line follows it.
     """
-    changes = line_diff(_lf(original), _lf(modified))
+    if changes is None:
+        changes = line_diff(_lf(original), _lf(modified))
     diff = "\n".join(_patch_lines(path, path, changes)) + "\n"
     fence = 3
     while "`" * fence in diff:
@@ -283,19 +313,19 @@ def unified_diff(path: str, original: str, modified: str) -> str:
     return f"{'`' * fence}diff\n{diff}{'`' * fence}\n\n"
 
 
-def rebuild(raw_lines: list[str], original: str, modified: str) -> str:
+def rebuild(raw_lines: list[str], changes: list[Change]) -> str:
     """The edited file keeping what upstream would have lost: the text to write.
 
     ``raw_lines`` are the original file's lines as read (each with its ``\\n``, ``\\r\\n`` kept, bytes that are not
-    UTF-8 as surrogate escapes), ``original`` their ``\\n``-normalised text and ``modified`` the edited one. Lines
-    the diff keeps are written as they were; added lines end as most of the original's lines ended (``\\r\\n`` in a
-    CRLF file). The last line keeps having, or not having, a line break as ``modified`` says.
+    UTF-8 as surrogate escapes) and ``changes`` the :func:`line_diff` of their ``\\n``-normalised text and the
+    edited one. Lines the diff keeps are written as they were; added lines end as most of the original's lines ended
+    (``\\r\\n`` in a CRLF file). The last line has a line break or not as the edited text says.
     """
     crlf = sum(1 for line in raw_lines if line.endswith("\r\n"))
     newline = "\r\n" if crlf * 2 > len(raw_lines) else "\n"
     out: list[str] = []
     index = 0
-    for change in line_diff(original, modified):
+    for change in changes:
         lines = _split_lines(change.value) if change.value else []
         if change.removed:
             index += len(lines)

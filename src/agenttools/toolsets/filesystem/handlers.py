@@ -238,12 +238,13 @@ def edit_file(state: State, args: dict[str, Any]) -> str:
     original = raw.decode("utf-8", "replace").replace("\r\n", "\n")
     edits = [{"oldText": _well_formed(e["oldText"]), "newText": _well_formed(e["newText"])} for e in args["edits"]]
     modified = editing.apply_edits(original, edits)
-    answer = editing.unified_diff(path, original, modified)
+    changes = editing.line_diff(original, modified)
+    answer = editing.unified_diff(path, original, modified, changes)
     if not args["dryRun"]:
         text = raw.decode("utf-8", "surrogateescape")
         raw_lines = text.split("\n")
         kept = [line + "\n" for line in raw_lines[:-1]] + ([raw_lines[-1]] if raw_lines[-1] else [])
-        data = editing.rebuild(kept, original, modified).encode("utf-8", "surrogateescape")
+        data = editing.rebuild(kept, changes).encode("utf-8", "surrogateescape")
         real = state.workspace.resolve(path, expect="file", write=True)
         with path_lock(str(real)):
             atomic_write(str(real), data, root=state.workspace.root_of(real))
