@@ -63,9 +63,10 @@ def apply_edits(content: str, edits: Iterable[Mapping[str, str]]) -> str:
             continue
         old_lines = old.split("\n")
         lines = modified.split("\n")
+        wanted = [line.strip(_JS_SPACE) for line in old_lines]
+        trimmed = [line.strip(_JS_SPACE) for line in lines]
         for start in range(len(lines) - len(old_lines) + 1):
-            window = lines[start:start + len(old_lines)]
-            if all(o.strip(_JS_SPACE) == c.strip(_JS_SPACE) for o, c in zip(old_lines, window, strict=True)):
+            if trimmed[start] == wanted[0] and trimmed[start:start + len(wanted)] == wanted:
                 first_indent = _indent(lines[start])
                 replaced = []
                 for index, line in enumerate(new.split("\n")):
