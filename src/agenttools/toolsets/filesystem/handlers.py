@@ -8,9 +8,8 @@ Node's error texts; the file operations themselves are the families' (:mod:`agen
 from __future__ import annotations
 
 import codecs
-import ctypes
-import ctypes.util
 import errno
+import functools
 import math
 import os
 import stat
@@ -45,7 +44,6 @@ from agenttools.toolsets.filesystem.texts import (
     js_json,
     render_error,
 )
-from agenttools.toolsets.gemini.collate import locale_key
 
 __all__ = ["create_directory", "directory_tree", "edit_file", "get_file_info", "list_allowed_directories",
            "list_directory", "list_directory_with_sizes", "move_file", "read_media_file", "read_multiple_files",
@@ -313,6 +311,8 @@ def list_directory_with_sizes(state: State, args: dict[str, Any]) -> str:
     if args["sortBy"] == "size":
         ordered = sorted(entries, key=lambda e: -sizes[e.name])
     else:
+        from agenttools.toolsets.gemini.collate import locale_key  # its package is slow to import
+
         ordered = sorted(entries, key=lambda e: locale_key(_shown(e.name)))
     lines = []
     for entry in ordered:
@@ -431,35 +431,35 @@ _STATX_BASIC = 0x7FF
 _AT_FDCWD = -100
 
 
-class _Timestamp(ctypes.Structure):
-    """The kernel's ``struct statx_timestamp``."""
+@functools.cache
+def _load_statx() -> tuple[Callable[..., int], type] | None:
+    """The C library's ``statx`` and the kernel's ``struct statx`` (256 bytes), made on first use.
 
-    _fields_ = [("tv_sec", ctypes.c_int64), ("tv_nsec", ctypes.c_uint32), ("reserved", ctypes.c_int32)]
+    ctypes is slow to import, so it waits for the first ``get_file_info``. None where there is no ``statx`` (not
+    Linux, an old C library).
+    """
+    import ctypes
 
+    class Timestamp(ctypes.Structure):
+        _fields_ = [("tv_sec", ctypes.c_int64), ("tv_nsec", ctypes.c_uint32), ("reserved", ctypes.c_int32)]
 
-class _Statx(ctypes.Structure):
-    """The kernel's ``struct statx`` (256 bytes)."""
+    class Statx(ctypes.Structure):
+        _fields_ = [("stx_mask", ctypes.c_uint32), ("stx_blksize", ctypes.c_uint32),
+                    ("stx_attributes", ctypes.c_uint64), ("stx_nlink", ctypes.c_uint32), ("stx_uid", ctypes.c_uint32),
+                    ("stx_gid", ctypes.c_uint32), ("stx_mode", ctypes.c_uint16), ("spare0", ctypes.c_uint16),
+                    ("stx_ino", ctypes.c_uint64), ("stx_size", ctypes.c_uint64), ("stx_blocks", ctypes.c_uint64),
+                    ("stx_attributes_mask", ctypes.c_uint64), ("stx_atime", Timestamp), ("stx_btime", Timestamp),
+                    ("stx_ctime", Timestamp), ("stx_mtime", Timestamp), ("stx_rdev_major", ctypes.c_uint32),
+                    ("stx_rdev_minor", ctypes.c_uint32), ("stx_dev_major", ctypes.c_uint32),
+                    ("stx_dev_minor", ctypes.c_uint32), ("spare", ctypes.c_uint64 * 14)]
 
-    _fields_ = [("stx_mask", ctypes.c_uint32), ("stx_blksize", ctypes.c_uint32), ("stx_attributes", ctypes.c_uint64),
-                ("stx_nlink", ctypes.c_uint32), ("stx_uid", ctypes.c_uint32), ("stx_gid", ctypes.c_uint32),
-                ("stx_mode", ctypes.c_uint16), ("spare0", ctypes.c_uint16), ("stx_ino", ctypes.c_uint64),
-                ("stx_size", ctypes.c_uint64), ("stx_blocks", ctypes.c_uint64),
-                ("stx_attributes_mask", ctypes.c_uint64), ("stx_atime", _Timestamp), ("stx_btime", _Timestamp),
-                ("stx_ctime", _Timestamp), ("stx_mtime", _Timestamp), ("stx_rdev_major", ctypes.c_uint32),
-                ("stx_rdev_minor", ctypes.c_uint32), ("stx_dev_major", ctypes.c_uint32),
-                ("stx_dev_minor", ctypes.c_uint32), ("spare", ctypes.c_uint64 * 14)]
-
-
-def _load_statx() -> Callable[..., int] | None:
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        function: Callable[..., int] = libc.statx
+        function: Callable[..., int] = ctypes.CDLL(None, use_errno=True).statx
     except (OSError, AttributeError):
         return None
-    return function
-
-
-_statx = _load_statx()
+    if ctypes.sizeof(Statx) != 256:  # never write past a buffer of the wrong size
+        return None
+    return function, Statx
 
 
 def _birth_time(path: str, st: os.stat_result) -> float:
@@ -468,9 +468,13 @@ def _birth_time(path: str, st: os.stat_result) -> float:
     That is ``statx``'s ``btime`` (0 where the file system keeps none), or ``st_birthtime`` or the change time where
     there is no ``statx``.
     """
-    if _statx is not None:
-        buffer = _Statx()
-        if _statx(_AT_FDCWD, os.fsencode(path), 0, _STATX_BASIC | _STATX_BTIME, ctypes.byref(buffer)) == 0:
+    loaded = _load_statx()
+    if loaded is not None:
+        import ctypes
+
+        statx, struct = loaded
+        buffer = struct()
+        if statx(_AT_FDCWD, os.fsencode(path), 0, _STATX_BASIC | _STATX_BTIME, ctypes.byref(buffer)) == 0:
             return int(buffer.stx_btime.tv_sec) + int(buffer.stx_btime.tv_nsec) / 1e9
     birth: float = getattr(st, "st_birthtime", st.st_ctime)
     return float(birth)
