@@ -267,6 +267,8 @@ def test_a_fifo_is_refused_instead_of_hanging(base):
     assert not worker.is_alive(), "a read of a FIFO hung"
     refusal = f"Not a regular file (fifo), refusing to open it: {base}/a/fifo"
     assert results == [(True, refusal)] * 4
+    assert call(base, "write_file", {"path": f"{base}/a/fifo", "content": "x"}) == (True, refusal)
+    assert stat.S_ISFIFO(os.lstat(base / "a" / "fifo").st_mode)
     assert call(base, "read_text_file", {"path": f"{base}/a/fifo", "tail": 1}) == (False, "")  # upstream: size 0
 
 
