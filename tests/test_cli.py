@@ -119,7 +119,7 @@ def test_console_script_is_installed():
     assert (proc.returncode, proc.stdout) == (0, "2\n")
 
 
-@pytest.mark.parametrize("toolset", ["gemini", "editor", "assistant", "coder", "content"])
+@pytest.mark.parametrize("toolset", ["gemini", "editor", "assistant", "coder", "content", "filesystem"])
 def test_tools_for_every_toolset_and_format(toolset, tmp_path, capsys):
     from agenttools.cli import main
 
@@ -132,6 +132,13 @@ def test_tools_for_every_toolset_and_format(toolset, tmp_path, capsys):
         assert main(["tools", "--toolset", toolset, *options, "--format", fmt]) == 0
         definitions = json.loads(capsys.readouterr().out)
         assert len(definitions) >= 3
+
+
+def test_tools_of_the_filesystem_toolset_need_no_directory(capsys):
+    from agenttools.cli import main
+
+    assert main(["tools", "--toolset", "filesystem", "--format", "mcp"]) == 0
+    assert len(json.loads(capsys.readouterr().out)) == 14
 
 
 def test_content_call_with_config(tmp_path):

@@ -19,7 +19,8 @@ import re
 from agenttools._linear import ANY_CHAR, DEEP, REST, SLASH, STAR, CharClass, Token, compile_alternatives
 
 __all__ = ["MAX_ALTERNATIVES", "MAX_BRACE_DEPTH", "MAX_EXPANDED_TOKENS", "MAX_PATTERN_CHARS", "PARENT_END",
-           "GlobSyntaxError", "GlobTooComplexError", "compile_glob", "compile_wildcard", "glob_match", "wildcard_match"]
+           "GlobSyntaxError", "GlobTooComplexError", "compile_glob", "compile_wildcard", "glob_match", "minimatch",
+           "wildcard_match"]
 
 MAX_PATTERN_CHARS = 1024
 """Longest glob accepted (characters)."""
@@ -219,3 +220,24 @@ def compile_wildcard(pattern: str) -> re.Pattern[str]:
 def wildcard_match(pattern: str, name: str) -> bool:
     """Whether the file name ``name`` matches the wildcard ``pattern`` entirely (see :func:`compile_wildcard`)."""
     return compile_wildcard(pattern).match(name) is not None
+
+
+def minimatch(pattern: str, path: str) -> bool:
+    """Whether ``path`` matches ``pattern`` as npm's ``minimatch(path, pattern, {dot: true})`` decides.
+
+    That is :func:`glob_match`, plus minimatch's own rules: a pattern starting with ``#`` is a comment (matches
+    nothing), each leading ``!`` negates, and a pattern that is not a valid glob (an unclosed ``[``) or is over the
+    limits is compared literally. Extended globs (``+(a|b)``), POSIX classes (``[[:alpha:]]``) and numeric ranges
+    (``{1..3}``) are not supported.
+    """
+    if pattern.startswith("#"):
+        return False
+    negate = False
+    while pattern.startswith("!"):
+        negate = not negate
+        pattern = pattern[1:]
+    try:
+        matched = glob_match(pattern, path)
+    except GlobSyntaxError:
+        matched = pattern == path
+    return matched != negate

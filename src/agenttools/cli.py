@@ -69,7 +69,8 @@ def _flag(name: str) -> str:
 
 def _add_options(parser: argparse.ArgumentParser, options: Sequence[Option], name: str | None) -> None:
     parser.add_argument("--toolset", required=True, metavar="NAME",
-                        help="built-in toolset (gemini, editor, content, assistant, coder) or 'module:attribute'")
+                        help="built-in toolset (gemini, editor, content, assistant, coder, filesystem) or "
+                             "'module:attribute'")
     group = parser.add_argument_group(f"options of the {name} toolset" if options else "toolset options")
     declared = {option.name for option in options}
     if "root" not in declared:  # a toolset of your own may take one; definitions never need it
@@ -156,8 +157,8 @@ def _options(args: argparse.Namespace, declared: Sequence[Option]) -> dict[str, 
 @contextlib.contextmanager
 def _registry(args: argparse.Namespace, declared: Sequence[Option]) -> Iterator[Registry]:
     options = _options(args, declared)
-    needs_root = any(option.name == "root" and option.required for option in declared)
-    if args.command == "tools" and needs_root and "root" not in options:
+    takes_root = any(option.name == "root" for option in declared)  # required, or allow_dirs[0] (filesystem)
+    if args.command == "tools" and takes_root and "root" not in options and not options.get("allow_dirs"):
         with (tempfile.TemporaryDirectory(prefix="agenttools-definitions-") as empty,
               toolset(args.toolset, **{**options, "root": empty}) as registry):
             yield registry

@@ -28,11 +28,11 @@ from agenttools._text import (
     read_limited,
     sniff_format,
 )
-from agenttools.errors import EncodingError, FileTooLargeError, NotFoundError
+from agenttools.errors import AlreadyExistsError, EncodingError, FileTooLargeError, NotFoundError
 from agenttools.workspace import Workspace
 
 __all__ = ["DirEntry", "DirListing", "FileInfo", "ReadResult", "TreeNode", "WriteResult", "list_dir", "make_dirs",
-           "read_bytes", "read_file", "read_text", "remove", "stat_path", "tree", "write_file"]
+           "move", "read_bytes", "read_file", "read_text", "remove", "stat_path", "tree", "write_file"]
 
 
 
@@ -163,8 +163,11 @@ def stat_path(ws: Workspace, path: str | os.PathLike[str]) -> FileInfo:
                     mode=stat.S_IMODE(st.st_mode), is_symlink=os.path.islink(ws.absolute(path)))
 
 
-def list_dir(ws: Workspace, path: str | os.PathLike[str]) -> DirListing:
+def list_dir(ws: Workspace, path: str | os.PathLike[str], *, broken: bool = False) -> DirListing:
     """List a directory's entries (dotfiles included; symlinks followed for ``is_dir`` and ``size``; denied left out).
+
+    An entry whose target cannot be read (a dangling symlink) is left out, or with ``broken`` listed as it is
+    itself: not a directory, size 0.
 
     Raises:
         NotFoundError, NotDirectoryError, OutsideWorkspaceError, DeniedPathError, PathError: As
@@ -180,6 +183,14 @@ def list_dir(ws: Workspace, path: str | os.PathLike[str]) -> DirListing:
             st = os.stat(full)
             is_link = os.path.islink(full)
         except OSError:
+            if not broken:
+                continue
+            try:
+                st = os.lstat(full)
+            except OSError:
+                continue
+            entries.append(DirEntry(name=name, path=full, is_dir=False, is_symlink=stat.S_ISLNK(st.st_mode), size=0,
+                                    mtime=st.st_mtime))
             continue
         entries.append(DirEntry(name=name, path=full, is_dir=stat.S_ISDIR(st.st_mode), is_symlink=is_link,
                                 size=st.st_size, mtime=st.st_mtime))
@@ -365,6 +376,26 @@ def remove(ws: Workspace, path: str | os.PathLike[str]) -> Path:
         if dir_fd is not None:
             os.close(dir_fd)
     return target
+
+
+def move(ws: Workspace, source: str | os.PathLike[str], destination: str | os.PathLike[str]) -> Path:
+    """Rename a file or directory (the entry itself: a symlink moves as a symlink); return the new path.
+
+    Nothing is replaced: an existing destination of any kind (a dangling symlink included) is refused.
+
+    Raises:
+        OutsideWorkspaceError, DeniedPathError, PathError: Either path, as :meth:`Workspace.resolve_entry` (an
+            allowed directory itself is never moved).
+        ProtectedPathError: Either path is inside git metadata (``.git``).
+        AlreadyExistsError: Something is at ``destination``.
+        OSError: The OS refused (``ENOENT`` for a missing source, ``EXDEV``, ``EINVAL`` into itself, ...).
+    """
+    src = ws.resolve_entry(source, write=True)
+    dst = ws.resolve_entry(destination, write=True)
+    if os.path.lexists(dst):
+        raise AlreadyExistsError(path=str(dst))
+    os.rename(src, dst)
+    return dst
 
 
 def make_dirs(directory: Path, *, mode: int | None = None, ws: Workspace | None = None) -> None:

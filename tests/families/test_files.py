@@ -210,3 +210,35 @@ def test_bytes_without_a_bom_are_never_guessed_as_utf16(tmp_path):
     path.write_bytes(b"\x00\x01\x02\x03binary\xff\xfe")
     with pytest.raises(EncodingError, match="not UTF-8 and no legacy encoding fits"):
         read_file(Workspace(tmp_path), str(path))
+
+
+def test_list_dir_can_keep_dangling_symlinks(ws, tmp_path):
+    (tmp_path / "a.txt").write_text("a")
+    os.symlink("missing", tmp_path / "dangling")
+    assert [e.name for e in list_dir(ws, ".").entries] == ["a.txt"]
+    kept = {e.name: e for e in list_dir(ws, ".", broken=True).entries}
+    assert set(kept) == {"a.txt", "dangling"}
+    assert (kept["dangling"].is_dir, kept["dangling"].is_symlink, kept["dangling"].size) == (False, True, 0)
+
+
+def test_move_renames_and_never_replaces(ws, tmp_path):
+    from agenttools import AlreadyExistsError, ProtectedPathError
+    from agenttools.files import move
+
+    (tmp_path / "a.txt").write_text("a")
+    (tmp_path / "b.txt").write_text("b")
+    os.symlink("a.txt", tmp_path / "link")
+    assert move(ws, "a.txt", "sub-missing.txt") == tmp_path / "sub-missing.txt"
+    assert (tmp_path / "sub-missing.txt").read_text() == "a" and not (tmp_path / "a.txt").exists()
+    with pytest.raises(AlreadyExistsError):
+        move(ws, "sub-missing.txt", "b.txt")
+    assert (tmp_path / "b.txt").read_text() == "b"
+    move(ws, "link", "link2")  # the entry itself: a symlink moves as a symlink
+    assert os.readlink(tmp_path / "link2") == "a.txt"
+    with pytest.raises(OutsideWorkspaceError):
+        move(ws, "b.txt", "../outside.txt")
+    with pytest.raises(OutsideWorkspaceError):
+        move(ws, ".", "elsewhere")
+    (tmp_path / ".git").mkdir()
+    with pytest.raises(ProtectedPathError):
+        move(ws, "b.txt", ".git/b.txt")

@@ -230,3 +230,16 @@ def test_an_overlong_ignore_line_is_skipped_and_the_rest_applies():
     assert rules.decide("x.log") is True
     assert rules.decide("x" * (MAX_LINE_CHARS + 1)) is None
     assert rules.decide("y" * MAX_LINE_CHARS) is True
+
+
+@pytest.mark.parametrize(("pattern", "path", "expected"), [
+    # minimatch 10.2.6's answers for minimatch(path, pattern, {dot: true})
+    ("a/**", "a", False), ("a/**", "a/b", True), ("*", ".x", True), ("**/*.txt", "c.txt", True),
+    ("*.txt", "a/c.txt", False), ("!foo", "x", True), ("!foo", "foo", False), ("!!foo", "foo", True),
+    ("#x", "x", False), ("a[b", "a[b", True), ("a{b,c}", "ab", True), ("**/sub/**", "sub", False),
+    ("*.txt", "A.TXT", False), ("\\!a", "!a", True),
+])
+def test_minimatch(pattern, path, expected):
+    from agenttools._glob import minimatch
+
+    assert minimatch(pattern, path) is expected

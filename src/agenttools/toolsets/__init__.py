@@ -21,6 +21,7 @@ BUILTIN: dict[str, str] = {
     "coder": "agenttools.toolsets.coder:build",
     "content": "agenttools.toolsets.content:build",
     "editor": "agenttools.toolsets.editor:build",
+    "filesystem": "agenttools.toolsets.filesystem:build",
     "gemini": "agenttools.toolsets.gemini:build",
     "openai": "agenttools.toolsets.openai:build",
 }
@@ -47,7 +48,7 @@ def toolset(name: str, **options: Any) -> Registry:
     """Build the registry of a toolset.
 
     Args:
-        name: A built-in toolset (``gemini``, ``editor``, ``content``, ``assistant``, ``coder``) or
+        name: A built-in toolset (``gemini``, ``editor``, ``content``, ``assistant``, ``coder``, ``filesystem``) or
             ``"package.module:attribute"`` naming a Registry or a factory ``(**options) -> Registry``.
         **options: The toolset's options, e.g. ``root="/abs/project"`` (each toolset's ``build`` documents its own;
             see docs/toolsets/).
