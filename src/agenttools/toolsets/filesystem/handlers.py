@@ -16,10 +16,11 @@ import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agenttools import files
 from agenttools._glob import minimatch
+from agenttools._lazy import lazy_module
 from agenttools._text import atomic_write, open_file, path_lock
 from agenttools._walk import walk
 from agenttools.blocks import DataBlock, ImageBlock
@@ -44,6 +45,11 @@ from agenttools.toolsets.filesystem.texts import (
     js_json,
     render_error,
 )
+
+if TYPE_CHECKING:
+    import ctypes
+else:
+    ctypes = lazy_module("ctypes")  # slow to import: loaded by the first get_file_info
 
 __all__ = ["create_directory", "directory_tree", "edit_file", "get_file_info", "list_allowed_directories",
            "list_directory", "list_directory_with_sizes", "move_file", "read_media_file", "read_multiple_files",
@@ -438,20 +444,20 @@ def _load_statx() -> tuple[Callable[..., int], type] | None:
     ctypes is slow to import, so it waits for the first ``get_file_info``. None where there is no ``statx`` (not
     Linux, an old C library).
     """
-    import ctypes
 
     class Timestamp(ctypes.Structure):
-        _fields_ = [("tv_sec", ctypes.c_int64), ("tv_nsec", ctypes.c_uint32), ("reserved", ctypes.c_int32)]
+        _fields_ = [  # noqa: RUF012 - ctypes reads the layout from this class attribute
+            ("tv_sec", ctypes.c_int64), ("tv_nsec", ctypes.c_uint32), ("reserved", ctypes.c_int32)]
 
     class Statx(ctypes.Structure):
-        _fields_ = [("stx_mask", ctypes.c_uint32), ("stx_blksize", ctypes.c_uint32),
-                    ("stx_attributes", ctypes.c_uint64), ("stx_nlink", ctypes.c_uint32), ("stx_uid", ctypes.c_uint32),
-                    ("stx_gid", ctypes.c_uint32), ("stx_mode", ctypes.c_uint16), ("spare0", ctypes.c_uint16),
-                    ("stx_ino", ctypes.c_uint64), ("stx_size", ctypes.c_uint64), ("stx_blocks", ctypes.c_uint64),
-                    ("stx_attributes_mask", ctypes.c_uint64), ("stx_atime", Timestamp), ("stx_btime", Timestamp),
-                    ("stx_ctime", Timestamp), ("stx_mtime", Timestamp), ("stx_rdev_major", ctypes.c_uint32),
-                    ("stx_rdev_minor", ctypes.c_uint32), ("stx_dev_major", ctypes.c_uint32),
-                    ("stx_dev_minor", ctypes.c_uint32), ("spare", ctypes.c_uint64 * 14)]
+        _fields_ = [  # noqa: RUF012 - ctypes reads the layout from this class attribute
+            ("stx_mask", ctypes.c_uint32), ("stx_blksize", ctypes.c_uint32), ("stx_attributes", ctypes.c_uint64),
+            ("stx_nlink", ctypes.c_uint32), ("stx_uid", ctypes.c_uint32), ("stx_gid", ctypes.c_uint32),
+            ("stx_mode", ctypes.c_uint16), ("spare0", ctypes.c_uint16), ("stx_ino", ctypes.c_uint64),
+            ("stx_size", ctypes.c_uint64), ("stx_blocks", ctypes.c_uint64), ("stx_attributes_mask", ctypes.c_uint64),
+            ("stx_atime", Timestamp), ("stx_btime", Timestamp), ("stx_ctime", Timestamp), ("stx_mtime", Timestamp),
+            ("stx_rdev_major", ctypes.c_uint32), ("stx_rdev_minor", ctypes.c_uint32),
+            ("stx_dev_major", ctypes.c_uint32), ("stx_dev_minor", ctypes.c_uint32), ("spare", ctypes.c_uint64 * 14)]
 
     try:
         function: Callable[..., int] = ctypes.CDLL(None, use_errno=True).statx
@@ -470,8 +476,6 @@ def _birth_time(path: str, st: os.stat_result) -> float:
     """
     loaded = _load_statx()
     if loaded is not None:
-        import ctypes
-
         statx, struct = loaded
         buffer = struct()
         if statx(_AT_FDCWD, os.fsencode(path), 0, _STATX_BASIC | _STATX_BTIME, ctypes.byref(buffer)) == 0:
