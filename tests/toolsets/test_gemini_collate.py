@@ -7,7 +7,7 @@ import functools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agenttools.toolsets.gemini.collate import locale_key
+from agenttools.toolsets._collate import locale_key
 
 _SYMBOLS = " _-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$"  # CLDR root order of ASCII punctuation and symbols
 

@@ -35,6 +35,7 @@ from agenttools.errors import (
     ToolFailure,
 )
 from agenttools.output import ToolOutput
+from agenttools.toolsets._collate import locale_key
 from agenttools.toolsets._node import node_error
 from agenttools.toolsets.filesystem import editing
 from agenttools.toolsets.filesystem.state import State, valid_path, within
@@ -317,8 +318,6 @@ def list_directory_with_sizes(state: State, args: dict[str, Any]) -> str:
     if args["sortBy"] == "size":
         ordered = sorted(entries, key=lambda e: -sizes[e.name])
     else:
-        from agenttools.toolsets.gemini.collate import locale_key  # its package is slow to import
-
         ordered = sorted(entries, key=lambda e: locale_key(_shown(e.name)))
     lines = []
     for entry in ordered:

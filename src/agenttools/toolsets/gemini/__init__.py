@@ -4,8 +4,9 @@
 docs/toolsets/gemini.md; the exact texts are pinned by tests/toolsets/test_gemini.py.
 
 The package: :mod:`~.texts` (descriptions, schemas, upstream's messages and error wording), :mod:`~.state` (what the
-handlers share, path checks), :mod:`~.collate` (the order of Node's ``localeCompare``), :mod:`~.files`,
-:mod:`~.search` and :mod:`~.shell` (the handlers) and :mod:`~.tools` (the ToolSpecs).
+handlers share, path checks), :mod:`~.files`, :mod:`~.search` and :mod:`~.shell` (the handlers) and :mod:`~.tools`
+(the ToolSpecs). Node's sort order and error words, shared with the filesystem toolset, are in
+:mod:`agenttools.toolsets._collate` and :mod:`agenttools.toolsets._node`.
 """
 
 from __future__ import annotations

@@ -23,7 +23,8 @@ from agenttools.errors import (
 )
 from agenttools.ignore import IgnoreRules, RuleFile, find_ignore_base
 from agenttools.output import ToolOutput
-from agenttools.toolsets.gemini.collate import locale_key
+from agenttools.toolsets._collate import locale_key
+from agenttools.toolsets._node import node_error
 from agenttools.toolsets.gemini.state import (
     DEFAULT_LINES,
     MAX_LINE_CHARS,
@@ -32,7 +33,7 @@ from agenttools.toolsets.gemini.state import (
     absolute_inside,
     in_git_repo,
 )
-from agenttools.toolsets.gemini.texts import invalid, node_error, num
+from agenttools.toolsets.gemini.texts import invalid, num
 
 __all__ = ["list_directory", "read_file", "replace", "write_file"]
 

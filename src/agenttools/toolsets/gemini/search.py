@@ -9,9 +9,10 @@ from typing import Any
 from agenttools import search
 from agenttools.errors import AgentToolsError, PatternError, ToolFailure
 from agenttools.search.jsregex import v8_syntax_error
-from agenttools.toolsets.gemini.collate import locale_key
+from agenttools.toolsets._collate import locale_key
+from agenttools.toolsets._node import node_error
 from agenttools.toolsets.gemini.state import RECENT_SECONDS, State, in_git_repo, inside
-from agenttools.toolsets.gemini.texts import invalid, js_regex_error, node_error
+from agenttools.toolsets.gemini.texts import invalid, js_regex_error
 
 __all__ = ["glob", "search_file_content"]
 

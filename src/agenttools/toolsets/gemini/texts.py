@@ -6,12 +6,11 @@ not a ToolFailure.
 
 from __future__ import annotations
 
-import errno as errno_codes
 from typing import Any
 
 from agenttools.errors import ArgumentsError, ToolFailure, UnknownToolError
 
-__all__ = ["DESCRIPTIONS", "PARAMETERS", "invalid", "js_regex_error", "node_error", "num", "rejected",
+__all__ = ["DESCRIPTIONS", "PARAMETERS", "invalid", "js_regex_error", "num", "rejected",
            "rejected_text", "render_error"]
 
 DESCRIPTIONS: dict[str, str] = {
@@ -132,20 +131,6 @@ PARAMETERS: dict[str, dict[str, Any]] = {
                         "relative to the project root directory and must already exist."),
     }, ["command"]),
 }
-
-
-_NODE_MESSAGES = {
-    errno_codes.ENOENT: "no such file or directory", errno_codes.EACCES: "permission denied",
-    errno_codes.ENOTDIR: "not a directory", errno_codes.ELOOP: "too many symbolic links encountered",
-    errno_codes.EISDIR: "illegal operation on a directory", errno_codes.EPERM: "operation not permitted",
-}
-
-
-def node_error(exc: OSError, syscall: str, path: str) -> str:
-    """Node's ``fs`` error message, e.g. ``ENOENT: no such file or directory, stat '/x'``."""
-    code = errno_codes.errorcode.get(exc.errno or 0, "EIO")
-    text = _NODE_MESSAGES.get(exc.errno or 0, (exc.strerror or "i/o error").lower())
-    return f"{code}: {text}, {syscall} '{path}'"
 
 
 def num(value: Any) -> str:

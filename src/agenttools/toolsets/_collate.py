@@ -1,5 +1,7 @@
 """A sort key that reproduces ICU's root collation (JavaScript ``localeCompare``) for ASCII names.
 
+Used by the toolsets whose upstreams sort names with ``localeCompare`` (gemini, filesystem).
+
 Punctuation and symbols sort before digits, digits before letters; letters compare case-insensitively first,
 and on a tie lowercase sorts before uppercase. Non-ASCII characters sort after ASCII letters by case-folded code
 point (an approximation: full ICU tables are out of scope).
