@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import contextlib
 import http.server
+import os
 import socket
 import subprocess
 import sys
@@ -14,6 +15,17 @@ from typing import Literal
 import pytest
 
 import agenttools
+
+
+def upstream_unavailable(reason: str) -> None:
+    """Skip a differential test whose upstream cannot run here; fail instead where one is required.
+
+    ``.ci/run`` sets ``AGENTTOOLS_REQUIRE_UPSTREAM``: there a missing node, npm, package or virtualenv is a failure,
+    so CI can never pass by skipping the comparisons with the upstreams.
+    """
+    if os.environ.get("AGENTTOOLS_REQUIRE_UPSTREAM"):
+        pytest.fail(f"this differential test must run here (AGENTTOOLS_REQUIRE_UPSTREAM is set): {reason}")
+    pytest.skip(reason)
 
 
 def search_files(query: str, paths: list[str], max_results: int = 10,

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 import agenttools
+from conftest import upstream_unavailable
 
 DRIVER = Path(__file__).parent / "upstream" / "content_driver.py"
 PACKAGE = "mcp-guide==1.0.0b1"
@@ -33,12 +34,12 @@ def upstream(tmp_path_factory) -> Path:
     made = subprocess.run([sys.executable, "-m", "venv", str(home / "venv")], capture_output=True, text=True,
                           timeout=300, check=False)
     if made.returncode != 0:
-        pytest.skip(f"cannot make a virtualenv: {made.stderr.strip()[-200:]}")
+        upstream_unavailable(f"cannot make a virtualenv: {made.stderr.strip()[-200:]}")
     python = home / "venv" / "bin" / "python"
     done = subprocess.run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", PACKAGE],
                           capture_output=True, text=True, timeout=900, check=False)
     if done.returncode != 0:
-        pytest.skip(f"cannot install {PACKAGE} from PyPI: {done.stderr.strip()[-200:]}")
+        upstream_unavailable(f"cannot install {PACKAGE} from PyPI: {done.stderr.strip()[-200:]}")
     return python
 
 

@@ -28,6 +28,7 @@ import pytest
 
 import agenttools
 from agenttools.blocks import DataBlock, ImageBlock
+from conftest import upstream_unavailable
 
 PACKAGES = ["@modelcontextprotocol/server-filesystem@2026.8.31", "@modelcontextprotocol/sdk@1.32.2", "zod@4.6.7",
             "diff@8.0.4", "minimatch@10.2.6"]
@@ -36,26 +37,21 @@ ENTRY = Path("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js
 Call = Callable[[str, dict[str, Any]], tuple[bool, str]]
 
 
-def _unavailable(reason: str) -> None:
-    if os.environ.get("AGENTTOOLS_REQUIRE_UPSTREAM"):
-        pytest.fail(f"the upstream filesystem server is required here: {reason}")
-    pytest.skip(reason)
-
 
 @pytest.fixture(scope="module")
 def server_js(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if shutil.which("node") is None:
-        _unavailable("node is needed to run the MCP filesystem server")
+        upstream_unavailable("node is needed to run the MCP filesystem server")
     installed = os.environ.get("AGENTTOOLS_FS_SERVER")
     if installed and (Path(installed) / ENTRY).is_file():
         return Path(installed) / ENTRY
     if shutil.which("npm") is None:
-        _unavailable("npm is needed to install the MCP filesystem server")
+        upstream_unavailable("npm is needed to install the MCP filesystem server")
     home = tmp_path_factory.mktemp("fs-upstream")
     done = subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--prefix", str(home), *PACKAGES],
                           capture_output=True, text=True, timeout=600, check=False)
     if done.returncode != 0 or not (home / ENTRY).is_file():
-        _unavailable(f"cannot install {PACKAGES[0]} from npm: {done.stderr.strip()[-200:]}")
+        upstream_unavailable(f"cannot install {PACKAGES[0]} from npm: {done.stderr.strip()[-200:]}")
     return home / ENTRY
 
 

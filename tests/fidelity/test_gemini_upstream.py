@@ -3,7 +3,7 @@
 The upstream package (``@google/gemini-cli-core@0.1.13`` from npm) runs its own tool classes with a real
 ``Config`` in a small Node driver (``upstream/gemini_driver.mjs``). Where the two answers differ on purpose, the
 case is listed in ``DELIBERATE`` with the reason (each is documented in docs/toolsets/gemini.md); every other
-difference fails. The test needs ``node`` and ``npm`` and the npm registry; without them it is skipped.
+difference fails. The test needs ``node`` and ``npm`` and the npm registry; without them it is skipped (fails in CI).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import pytest
 
 import agenttools
 from agenttools.blocks import DataBlock, ImageBlock
+from conftest import upstream_unavailable
 
 DRIVER = Path(__file__).parent / "upstream" / "gemini_driver.mjs"
 PACKAGE = "@google/gemini-cli-core@0.1.13"
@@ -48,13 +49,13 @@ DELIBERATE = {
 @pytest.fixture(scope="module")
 def upstream(tmp_path_factory) -> Path:
     if shutil.which("node") is None or shutil.which("npm") is None:
-        pytest.skip("node and npm are needed to run Gemini CLI itself")
+        upstream_unavailable("node and npm are needed to run Gemini CLI itself")
     home = tmp_path_factory.mktemp("gemini-cli")
     (home / "package.json").write_text('{"name": "gemini-upstream", "private": true, "type": "module"}')
     done = subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--ignore-scripts", PACKAGE], cwd=home,
                           capture_output=True, text=True, timeout=600, check=False)
     if done.returncode != 0:
-        pytest.skip(f"cannot install {PACKAGE} from npm: {done.stderr.strip()[-200:]}")
+        upstream_unavailable(f"cannot install {PACKAGE} from npm: {done.stderr.strip()[-200:]}")
     shutil.copy(DRIVER, home / "driver.mjs")
     return home
 

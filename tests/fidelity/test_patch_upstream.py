@@ -27,6 +27,7 @@ import pytest
 import agenttools
 from agenttools.patch import PatchError, apply_patch
 from agenttools.workspace import Workspace
+from conftest import upstream_unavailable
 
 PACKAGE = "@openai/codex@0.169.0"
 
@@ -36,11 +37,6 @@ def _find_binary(home: Path) -> str | None:
     return found[0] if found else None
 
 
-def _unavailable(reason: str) -> None:
-    if os.environ.get("AGENTTOOLS_REQUIRE_UPSTREAM"):
-        pytest.fail(f"the differential test must run in CI: {reason}")
-    pytest.skip(reason)
-
 
 @pytest.fixture(scope="module")
 def upstream(tmp_path_factory: pytest.TempPathFactory) -> str:
@@ -48,14 +44,14 @@ def upstream(tmp_path_factory: pytest.TempPathFactory) -> str:
     binary = os.environ.get("AGENTTOOLS_CODEX_APPLY_PATCH")
     if not binary:
         if shutil.which("npm") is None:
-            _unavailable("npm is needed to install Codex's apply_patch")
+            upstream_unavailable("npm is needed to install Codex's apply_patch")
         home = tmp_path_factory.mktemp("codex")
         (home / "package.json").write_text('{"name": "codex-upstream", "private": true}')
         done = subprocess.run(["npm", "install", "--no-audit", "--no-fund", PACKAGE], cwd=home, capture_output=True,
                               text=True, timeout=900, check=False)
         binary = _find_binary(home) if done.returncode == 0 else None
         if binary is None:
-            _unavailable(f"cannot install {PACKAGE}: {done.stderr.strip()[-300:]}")
+            upstream_unavailable(f"cannot install {PACKAGE}: {done.stderr.strip()[-300:]}")
     assert binary is not None
     link_dir = tmp_path_factory.mktemp("bin")
     link = link_dir / "apply_patch"
