@@ -100,6 +100,9 @@ class Tool:
     """How this tool's errors become text; None uses the registry's renderer."""
     null_means_default: frozenset[str] = frozenset()
     """Optional parameters for which ``null`` means "use the default" (the key is dropped before validation)."""
+    native: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict, repr=False)
+    """Per-format native definitions (format name -> definition dict), emitted verbatim by ``definitions`` for
+    that format instead of the function schema, e.g. ``{"anthropic": {"type": "bash_20250124", "name": "bash"}}``."""
 
     @property
     def is_destructive(self) -> bool:

@@ -48,7 +48,12 @@ def definitions(tools: Sequence[Tool], format: str, *, strict: bool | None = Non
     emit = _DEFINITIONS.get(format)
     if emit is None:
         raise ValueError(f"unknown definitions format {format!r}; use one of: {', '.join(FORMATS)}")
-    return copy.deepcopy(emit(tools, strict))
+    if not any(format in getattr(tool, "native", ()) for tool in tools):
+        return copy.deepcopy(emit(tools, strict))
+    # a tool with a native definition for this format (Anthropic's ``{"type": "bash_20250124", ...}``) is emitted
+    # as that dict, verbatim; the others go through the format's emitter together (strict budgets are shared)
+    plain = iter(emit([tool for tool in tools if format not in tool.native], strict))
+    return copy.deepcopy([dict(tool.native[format]) if format in tool.native else next(plain) for tool in tools])
 
 
 class ParsedCall:

@@ -74,6 +74,8 @@ class ToolSpec(Generic[S]):
     """Check arguments against ``parameters`` before the handler runs (False: the handler checks them itself)."""
     render_error: ErrorRenderer | None = attrs.field(default=None, repr=False)
     """This tool's own error wording; None uses the toolset's."""
+    native: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict, repr=False)
+    """Per-format native definitions emitted verbatim instead of the function schema (see ``Tool.native``)."""
 
 
 def build_registry(specs: Iterable[ToolSpec[S]], state: S, *, render_error: ErrorRenderer,
@@ -97,7 +99,7 @@ def build_registry(specs: Iterable[ToolSpec[S]], state: S, *, render_error: Erro
             handler=lambda args, h=handler: h(state, args),  # type: ignore[misc]
             render_error=spec.render_error or render_error, validate=spec.validate, title=spec.hints.title,
             read_only=spec.hints.read_only, destructive=spec.hints.destructive, idempotent=spec.hints.idempotent,
-            open_world=spec.hints.open_world,
+            open_world=spec.hints.open_world, native=spec.native,
         ))
     for callback in on_close:
         registry.on_close(callback)
