@@ -135,7 +135,7 @@ def test_escape_is_refused(tree, toolset, tool, param, kind, form, path):
     before = snapshot(tmp)
     reg = agenttools.toolset(toolset, root=str(tree))
     given = path.format(tmp=tmp)
-    if (toolset == "gemini" and tool != "run_shell_command" or toolset == "anthropic") and not os.path.isabs(given):
+    if ((toolset == "gemini" and tool != "run_shell_command") or toolset == "anthropic") and not os.path.isabs(given):
         given = os.path.join(str(tree), given)  # gemini and anthropic take absolute paths; the escape is what follows
     spec = next(s for s in importlib.import_module(BUILTIN[toolset].partition(":")[0]).TOOLS if s.name == tool)
     out = reg.call(tool, _arguments(spec, param, kind, given))
