@@ -73,7 +73,7 @@ def test_import_is_light():
 
 
 def test_unknown_toolset():
-    with pytest.raises(ConfigError, match="unknown toolset 'nope'; built-in toolsets: assistant, coder, content, "
+    with pytest.raises(ConfigError, match="unknown toolset 'nope'; built-in toolsets: anthropic, assistant, coder, content, "
                                           "editor, gemini"):
         toolset("nope")
 
