@@ -90,10 +90,15 @@ def make_tree(root: Path) -> None:
     (root / "sub" / "deeper" / "x.txt").write_text("x\n")
     (root / "sub" / "deeper" / "deepest" / "z.txt").write_text("z\n")
     (root / ".hidden" / "h.txt").write_text("h\n")
+    (root / "sub" / "link-to-a").symlink_to("../a.py")
+    (root / "linked-sub").symlink_to("sub", target_is_directory=True)
+    (root / "sub" / "deeper" / "link-up").symlink_to("..", target_is_directory=True)
+    (root / "sub" / "with space.txt").write_text("spaced\n")
 
 
 def tree_bytes(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and not p.is_symlink()}
 
 
 # Each case: calls (with {root} in strings), and whether the file bytes may differ (a documented deviation).
@@ -129,6 +134,14 @@ EDITOR_CASES: dict[str, list[dict[str, Any]]] = {
     "view-dir-trailing-slash": [{"command": "view", "path": "{root}/sub/"}],
     "view-dir-hidden": [{"command": "view", "path": "{root}/.hidden"}],
     "view-dir-with-range": [{"command": "view", "path": "{root}/sub", "view_range": [1, 2]}],
+    "view-dir-deeper": [{"command": "view", "path": "{root}/sub/deeper"}],
+    "view-dir-symlink-itself": [{"command": "view", "path": "{root}/linked-sub"}],
+    "view-dir-through-symlink": [{"command": "view", "path": "{root}/linked-sub/deeper"}],
+    "view-file-through-symlink": [{"command": "view", "path": "{root}/sub/link-to-a", "view_range": [1, 2]}],
+    "view-file-with-space": [{"command": "view", "path": "{root}/sub/with space.txt"}],
+    "replace-through-symlink": [{"command": "str_replace", "path": "{root}/sub/link-to-a", "old_str": "import os",
+                                 "new_str": "import re"}],
+    "create-in-symlinked-dir": [{"command": "create", "path": "{root}/linked-sub/made.txt", "file_text": "m\n"}],
     "view-missing": [{"command": "view", "path": "{root}/nope.txt"}],
     "view-relative": [{"command": "view", "path": "a.py"}],
     "view-empty-path": [{"command": "view", "path": ""}],
@@ -415,3 +428,21 @@ def test_exit_ends_the_session_at_once_with_the_references_text(tmp_path, loop, 
         assert reg.call(B, {"command": "echo back"}).text == "back"
 
 
+
+
+def test_a_directory_with_a_space_is_listed_where_the_reference_splits_it(tmp_path, loop, monkeypatch):
+    root = tmp_path / "proj"
+    (root / "a dir").mkdir(parents=True)
+    (root / "a dir" / "f.txt").write_text("f\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("LC_ALL", "C")  # find quotes names with ' (curly quotes in a UTF-8 locale)
+    call = {"command": "view", "path": f"{root}/a dir"}
+    text, is_error = run_reference(loop, EDIT.EditTool20250728(), call)
+    # `find {path}` through a shell: two operands, neither of which exists
+    assert is_error and text == (f"find: '{root}/a': No such file or directory\n"
+                                 "find: 'dir': No such file or directory\n")
+    with agenttools.toolset("anthropic", root=str(root)) as reg:
+        out = reg.call(E, call)
+    assert (out.text, out.is_error) == (
+        f"Here's the files and directories up to 2 levels deep in {root}/a dir, excluding hidden items:\n"
+        f"{root}/a dir\n{root}/a dir/f.txt\n\n", False)

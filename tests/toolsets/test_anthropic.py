@@ -197,6 +197,9 @@ def test_bash_ends_commands_the_reference_never_ends(reg):
     assert reg.call("bash", {"command": "sleep 0.05 &"}).text == ""
     assert reg.call("bash", {"command": "echo '<<exit>>' after"}).text == "<<exit>> after"
     assert reg.call("bash", {"command": "cat"}).text == ""  # stdin is /dev/null: nothing to wait for
+    out = reg.call("bash", {"command": "cat <<EOF\nno terminator"})  # bash warns, then goes on
+    assert out.is_error and "here-document at line 8 delimited by end-of-file (wanted `EOF')" in out.text, out.text
+    assert out.data.output == "no terminator"
     out = reg.call("bash", {"command": "echo 'unclosed"})
     assert out.is_error and "unexpected EOF" in out.text
     assert reg.call("bash", {"command": "echo still here"}).text == "still here"
@@ -228,3 +231,16 @@ def _alive_after(pid: int, *, seconds: float) -> bool:
             return False
         time.sleep(0.02)
     return True
+
+
+def test_run_answers_a_tool_use_block_the_api_accepts(reg):
+    adapter = pydantic.TypeAdapter(anthropic.types.ToolResultBlockParam)
+    block = anthropic.types.ToolUseBlock(type="tool_use", id="toolu_1", name="bash", input={"command": "echo hi"})
+    answer = reg.run(block)
+    assert answer == {"type": "tool_result", "tool_use_id": "toolu_1", "content": [{"type": "text", "text": "hi"}],
+                      "is_error": False}
+    adapter.validate_python(answer)
+    # a command that prints nothing: no text block at all (the API refuses an empty one), as the reference's loop
+    silent = reg.run({"type": "tool_use", "id": "toolu_2", "name": "bash", "input": {"command": "true"}})
+    assert silent == {"type": "tool_result", "tool_use_id": "toolu_2", "content": [], "is_error": False}
+    adapter.validate_python(silent)

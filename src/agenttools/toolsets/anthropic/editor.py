@@ -186,6 +186,13 @@ def _view(state: State, shown: Path, real: str, view_range: Any) -> str | ToolOu
     return _make_output(state, content, str(shown), init_line, limit=limit)
 
 
+def _find_quoted(name: str) -> str:
+    """A name as GNU find quotes it in a message: in curly quotes in a UTF-8 locale, else in ``'``."""
+    locale = next((os.environ[v] for v in ("LC_ALL", "LC_MESSAGES", "LANG") if os.environ.get(v)), "")
+    utf8 = locale.lower().replace("-", "").endswith("utf8")
+    return f"\u2018{name}\u2019" if utf8 else f"'{name}'"
+
+
 def _hidden(path: str) -> bool:
     """``find -not -path '*/\\.*'`` leaves out every path with a component starting with a dot."""
     return "/." in path
@@ -212,7 +219,7 @@ def listing(state: State, shown: Path, real: str) -> tuple[str, str]:
             with os.scandir(directory) as entries:
                 found = list(entries)
         except OSError as exc:
-            err.append(f"find: '{printed}': {os.strerror(exc.errno or errno.EIO)}\n")
+            err.append(f"find: {_find_quoted(printed)}: {os.strerror(exc.errno or errno.EIO)}\n")
             return
         for entry in found:
             path = printed.rstrip("/") + "/" + entry.name
