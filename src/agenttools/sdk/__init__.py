@@ -41,6 +41,9 @@ _DEFINITIONS: dict[str, Callable[[Sequence[Tool], bool | None], list[dict[str, A
 def definitions(tools: Sequence[Tool], format: str, *, strict: bool | None = None) -> list[dict[str, Any]]:
     """Definitions of ``tools`` in ``format`` (see :data:`FORMATS`); each call returns fresh dicts.
 
+    A tool with a native definition for ``format`` (:attr:`Tool.native`, e.g. Anthropic's
+    ``{"type": "bash_20250124", "name": "bash"}``) is emitted as that dict, in its place among the others.
+
     Raises:
         ValueError: Unknown format.
         ToolDefinitionError: A schema cannot be expressed in the format (a recursive schema for Gemini).
