@@ -73,8 +73,8 @@ def test_import_is_light():
 
 
 def test_unknown_toolset():
-    with pytest.raises(ConfigError, match="unknown toolset 'nope'; built-in toolsets: assistant, coder, content, "
-                                          "editor, filesystem, gemini"):
+    with pytest.raises(ConfigError, match="unknown toolset 'nope'; built-in toolsets: anthropic, assistant, coder, "
+                                          "content, editor, filesystem, gemini, openai"):
         toolset("nope")
 
 

@@ -100,9 +100,10 @@ class Tool:
     """How this tool's errors become text; None uses the registry's renderer."""
     null_means_default: frozenset[str] = frozenset()
     """Optional parameters for which ``null`` means "use the default" (the key is dropped before validation)."""
-    native: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict)
-    """Definition format -> the provider's own declaration of this tool (``{"type": "apply_patch"}``), emitted
-    verbatim by ``definitions`` in that format instead of a function definition."""
+    native: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict, repr=False)
+    """Definition format -> the provider's own declaration of this tool (``{"anthropic": {"type": "bash_20250124",
+    "name": "bash"}}``, ``{"openai-responses": {"type": "apply_patch"}}``), emitted verbatim by ``definitions`` in
+    that format instead of a function definition."""
 
     @property
     def is_destructive(self) -> bool:

@@ -74,6 +74,7 @@ DIR_FORMS = {
 ASSISTANT = r"^ERROR: path not allowed: "
 CODER = r"^Error: path not allowed: "
 REFUSALS = {
+    "anthropic": (r"^The path .* is outside the workspace \({root}\)\. Please provide a path inside it\.$",),
     "gemini": (r"File path must be within the root directory \({root}\): ", r"Path must be within the root directory",
                r"Path validation failed: Attempted path \".*\" resolves outside the allowed root directory",
                r"resolves outside the tool's root directory",
@@ -140,8 +141,8 @@ def test_escape_is_refused(tree, toolset, tool, param, kind, form, path):
     before = snapshot(tmp)
     reg = agenttools.toolset(toolset, root=str(tree))
     given = path.format(tmp=tmp)
-    if toolset == "gemini" and tool != "run_shell_command" and not os.path.isabs(given):
-        given = os.path.join(str(tree), given)  # gemini takes absolute paths; the escape is in what follows
+    if ((toolset == "gemini" and tool != "run_shell_command") or toolset == "anthropic") and not os.path.isabs(given):
+        given = os.path.join(str(tree), given)  # gemini and anthropic take absolute paths; the escape is what follows
     spec = next(s for s in importlib.import_module(BUILTIN[toolset].partition(":")[0]).TOOLS if s.name == tool)
     out = reg.call(tool, _arguments(spec, param, kind, given))
     reg.close()
@@ -168,6 +169,7 @@ WALKS = [
     ("gemini", "list_directory", {"path": "{root}"}),
     ("gemini", "run_shell_command", {"command": "ls"}),
     ("editor", "view", {"path": "."}),
+    ("anthropic", "str_replace_based_edit_tool", {"command": "view", "path": "{root}"}),
     ("assistant", "list", {"path": "."}),
     ("coder", "rg", {"pattern": "TOPSECRET|inside"}),
     ("coder", "glob", {"pattern": "**/*"}),
@@ -206,17 +208,23 @@ HARDLINK_WRITES = [
     ("filesystem", "write_file", lambda p: {"path": p, "content": "pwned"}, r"^Access denied - .* has 2 hard links"),
     ("filesystem", "edit_file", lambda p: {"path": p, "edits": [{"oldText": SECRET, "newText": "pwned"}]},
      r"^Access denied - .* has 2 hard links"),
+    ("anthropic", "str_replace_based_edit_tool",
+     lambda p: {"command": "str_replace", "path": p, "old_str": SECRET, "new_str": "pwned"},
+     r"^Ran into refusing to write .* it has 2 hard links.* while trying to write to "),
+    ("anthropic", "str_replace_based_edit_tool",
+     lambda p: {"command": "insert", "path": p, "insert_line": 0, "insert_text": "pwned"},
+     r"^Ran into refusing to write .* it has 2 hard links.* while trying to write to "),
 ]
 
 
 @pytest.mark.parametrize(("toolset", "tool", "args", "refusal"), HARDLINK_WRITES,
-                         ids=[f"{t}.{n}" for t, n, _, _ in HARDLINK_WRITES])
+                         ids=[f"{t}.{n}-{i}" for i, (t, n, _, _) in enumerate(HARDLINK_WRITES)])
 def test_writes_to_a_hard_link_are_refused(tree, toolset, tool, args, refusal):
     outside = tree.parent / "outside" / "secret.txt"
     os.link(outside, tree / "hard.txt")
     before = snapshot(tree.parent)
     reg = agenttools.toolset(toolset, root=str(tree))
-    out = reg.call(tool, args(str(tree / "hard.txt") if toolset == "gemini" else "hard.txt"))
+    out = reg.call(tool, args(str(tree / "hard.txt") if toolset in ("gemini", "anthropic") else "hard.txt"))
     reg.close()
     assert out.is_error and re.search(refusal, out.text), out.text
     assert snapshot(tree.parent) == before

@@ -41,6 +41,9 @@ _DEFINITIONS: dict[str, Callable[[Sequence[Tool], bool | None], list[dict[str, A
 def definitions(tools: Sequence[Tool], format: str, *, strict: bool | None = None) -> list[dict[str, Any]]:
     """Definitions of ``tools`` in ``format`` (see :data:`FORMATS`); each call returns fresh dicts.
 
+    A tool with a native definition for ``format`` (:attr:`Tool.native`, e.g. Anthropic's
+    ``{"type": "bash_20250124", "name": "bash"}``) is emitted as that dict, in its place among the others.
+
     Raises:
         ValueError: Unknown format.
         ToolDefinitionError: A schema cannot be expressed in the format (a recursive schema for Gemini).
@@ -50,8 +53,10 @@ def definitions(tools: Sequence[Tool], format: str, *, strict: bool | None = Non
         raise ValueError(f"unknown definitions format {format!r}; use one of: {', '.join(FORMATS)}")
     if not any(format in tool.native for tool in tools):
         return copy.deepcopy(emit(tools, strict))
-    emitted = iter(emit([tool for tool in tools if format not in tool.native], strict))
-    return copy.deepcopy([dict(tool.native[format]) if format in tool.native else next(emitted) for tool in tools])
+    # a tool with a native definition for this format (Anthropic's ``{"type": "bash_20250124", ...}``) is emitted
+    # as that dict, verbatim; the others go through the format's emitter together (strict budgets are shared)
+    plain = iter(emit([tool for tool in tools if format not in tool.native], strict))
+    return copy.deepcopy([dict(tool.native[format]) if format in tool.native else next(plain) for tool in tools])
 
 
 class ParsedCall:

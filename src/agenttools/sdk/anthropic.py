@@ -114,11 +114,16 @@ def definitions(tools: Sequence[Tool], strict: bool | None = None) -> list[dict[
 
 
 def result(out: Answer, tool_use_id: str) -> dict[str, Any]:
-    """A ``tool_result`` block: text, images (base64) and PDFs (documents), with ``is_error``."""
+    """A ``tool_result`` block: text, images (base64) and PDFs (documents), with ``is_error``.
+
+    Text that is empty or only whitespace is left out (the API refuses such a block): an empty answer is
+    ``"content": []``, as Anthropic's reference loop sends a command that printed nothing.
+    """
     content: list[dict[str, Any]] = []
     for block in out.content:
         if isinstance(block, TextBlock):
-            content.append({"type": "text", "text": block.text})
+            if block.text.strip():  # the API refuses a text block that is empty or only whitespace
+                content.append({"type": "text", "text": block.text})
         elif isinstance(block, ImageBlock):
             content.append({"type": "image", "source": {"type": "base64", "media_type": block.mime_type,
                                                         "data": block.data}})
@@ -127,7 +132,7 @@ def result(out: Answer, tool_use_id: str) -> dict[str, Any]:
                                                            "data": block.data}})
         else:
             content.append({"type": "text", "text": placeholder(block)})
-    if not any(c["type"] == "text" for c in content):
+    if not any(c["type"] == "text" for c in content) and out.text.strip():
         content.insert(0, {"type": "text", "text": out.text})
     return {"type": "tool_result", "tool_use_id": tool_use_id, "content": content, "is_error": out.is_error}
 

@@ -17,6 +17,7 @@ from agenttools.toolsets._options import Option
 __all__ = ["BUILTIN", "declared_options", "toolset"]
 
 BUILTIN: dict[str, str] = {
+    "anthropic": "agenttools.toolsets.anthropic:build",
     "assistant": "agenttools.toolsets.assistant:build",
     "coder": "agenttools.toolsets.coder:build",
     "content": "agenttools.toolsets.content:build",
@@ -48,7 +49,8 @@ def toolset(name: str, **options: Any) -> Registry:
     """Build the registry of a toolset.
 
     Args:
-        name: A built-in toolset (``gemini``, ``editor``, ``content``, ``assistant``, ``coder``, ``filesystem``) or
+        name: A built-in toolset (``gemini``, ``editor``, ``content``, ``assistant``, ``coder``, ``filesystem``,
+            ``openai``, ``anthropic``) or
             ``"package.module:attribute"`` naming a Registry or a factory ``(**options) -> Registry``.
         **options: The toolset's options, e.g. ``root="/abs/project"`` (each toolset's ``build`` documents its own;
             see docs/toolsets/).

@@ -1,0 +1,246 @@
+"""The anthropic toolset: native definitions (checked with the SDKs' own types), confinement, options, and the
+behaviour its deviations promise (tabs and line endings kept, a directory listed without a shell, bash that ends).
+
+Texts are pinned from the reference, computer-use-demo/computer_use_demo/tools/edit.py and bash.py of
+anthropics/claude-quickstarts at 370e18d4a20ff5fd4bc1a6bf11d5105b2383977c (tests/fidelity/test_anthropic_upstream.py
+runs the reference itself).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import warnings
+
+import anthropic.types
+import mcp.types
+import openai.types.chat
+import openai.types.responses
+import pydantic
+import pytest
+from google.genai import types as gtypes
+
+import agenttools
+from agenttools.errors import ConfigError
+
+E = "str_replace_based_edit_tool"
+
+
+@pytest.fixture
+def reg(tmp_path):
+    with agenttools.toolset("anthropic", root=str(tmp_path)) as registry:
+        yield registry
+
+
+def test_definitions_are_anthropics_native_types(reg):
+    emitted = reg.definitions("anthropic")
+    assert emitted == [{"type": "text_editor_20250728", "name": "str_replace_based_edit_tool"},
+                       {"type": "bash_20250124", "name": "bash"}]
+    adapter = pydantic.TypeAdapter(anthropic.types.ToolUnionParam)
+    assert [adapter.validate_python(d) for d in emitted] == emitted
+    pydantic.TypeAdapter(anthropic.types.ToolTextEditor20250728Param).validate_python(emitted[0])
+    pydantic.TypeAdapter(anthropic.types.ToolBash20250124Param).validate_python(emitted[1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert reg.definitions("anthropic", strict=True) == emitted
+    emitted[0]["name"] = "changed"  # each call returns fresh dicts
+    assert reg.definitions("anthropic")[0]["name"] == "str_replace_based_edit_tool"
+
+
+def test_max_characters_goes_into_the_definition_and_clips_a_view(tmp_path):
+    (tmp_path / "f.txt").write_text("abcdefghij\n")
+    with agenttools.toolset("anthropic", root=str(tmp_path), max_characters=4) as reg:
+        definition = reg.definitions("anthropic")[0]
+        assert definition == {"type": "text_editor_20250728", "name": "str_replace_based_edit_tool",
+                              "max_characters": 4}
+        pydantic.TypeAdapter(anthropic.types.ToolTextEditor20250728Param).validate_python(definition)
+        out = reg.call(E, {"command": "view", "path": f"{tmp_path}/f.txt"})
+    assert out.text.startswith(f"Here's the result of running `cat -n` on {tmp_path}/f.txt:\n     1\tabcd"
+                               "<response clipped><NOTE>To save on context only part of this file")
+    with pytest.raises(ConfigError, match="max_characters"):
+        agenttools.toolset("anthropic", root=str(tmp_path), max_characters=0)
+
+
+def test_other_formats_get_function_definitions_the_sdks_accept(reg):
+    for definition in reg.definitions("openai") + reg.definitions("openai", strict=True):
+        assert openai.types.chat.ChatCompletionFunctionTool.model_validate(definition)
+    names = [d["function"]["name"] for d in reg.definitions("openai")]
+    assert names == ["str_replace_based_edit_tool", "bash"]
+    for definition in reg.definitions("openai-responses"):
+        assert openai.types.responses.FunctionTool.model_validate(definition)
+    for definition in reg.definitions("gemini"):
+        assert gtypes.FunctionDeclaration.model_validate(definition)
+    for definition in reg.definitions("mcp"):
+        assert mcp.types.Tool.model_validate(definition)
+    schema = reg.definitions("json-schema")[0]["parameters"]
+    assert schema["required"] == ["command", "path"]
+    assert schema["properties"]["command"]["enum"] == ["view", "create", "str_replace", "insert"]
+    assert "insert_text" in schema["properties"]
+    assert json.dumps(reg.definitions("mcp"))  # plain JSON
+
+
+def test_native_definitions_are_per_format_and_leave_other_tools_alone(tmp_path):
+    ours = agenttools.toolset("anthropic", root=str(tmp_path))
+    extra = agenttools.Registry()
+
+    @extra.tool
+    def ping(x: int) -> str:
+        """Answer."""
+        return str(x)
+
+    combined = ours | extra
+    emitted = combined.definitions("anthropic")
+    assert emitted[:2] == [{"type": "text_editor_20250728", "name": "str_replace_based_edit_tool"},
+                           {"type": "bash_20250124", "name": "bash"}]
+    assert emitted[2]["name"] == "ping" and "input_schema" in emitted[2]
+    combined.close()
+
+
+def test_view_create_edit_insert(reg, tmp_path):
+    path = f"{tmp_path}/x.py"
+    assert reg.call(E, {"command": "create", "path": path, "file_text": "a\nb\n"}).text == \
+        f"File created successfully at: {path}"
+    assert reg.call(E, {"command": "view", "path": path, "view_range": [1, 2]}).text == \
+        f"Here's the result of running `cat -n` on {path}:\n     1\ta\n     2\tb\n"
+    out = reg.call(E, {"command": "str_replace", "path": path, "old_str": "b", "new_str": "B"})
+    assert out.text == (f"The file {path} has been edited. Here's the result of running `cat -n` on a snippet of "
+                        f"{path}:\n     1\ta\n     2\tB\n     3\t\nReview the changes and make sure they are as "
+                        "expected. Edit the file again if necessary.")
+    out = reg.call(E, {"command": "insert", "path": path, "insert_line": 0, "insert_text": "top"})
+    assert not out.is_error
+    assert (tmp_path / "x.py").read_text() == "top\na\nB\n"
+
+
+def test_errors_are_the_references(reg, tmp_path):
+    assert reg.call(E, {"command": "view", "path": "x.py"}).text == \
+        "The path x.py is not an absolute path, it should start with `/`. Maybe you meant x.py?"
+    out = reg.call(E, {"command": "view", "path": f"{tmp_path}/nope"})
+    assert (out.text, out.is_error) == (f"The path {tmp_path}/nope does not exist. Please provide a valid path.", True)
+    (tmp_path / "f.txt").write_text("x\n")
+    assert reg.call(E, {"command": "undo_edit", "path": f"{tmp_path}/f.txt"}).text == (
+        "Unrecognized command undo_edit. The allowed commands for the str_replace_based_edit_tool tool are: view, "
+        "create, str_replace, insert")
+
+
+def test_edits_keep_tabs_and_line_endings_of_untouched_lines(reg, tmp_path):
+    (tmp_path / "t.py").write_bytes(b"def f():\r\n\tx = 1\r\n\treturn x\r\n")
+    out = reg.call(E, {"command": "str_replace", "path": f"{tmp_path}/t.py", "old_str": "        x = 1",
+                       "new_str": "        x = 2\n        y = 3"})
+    assert not out.is_error, out.text
+    # the matched span (the tab included) is replaced as the model wrote it; the other lines keep tab and CRLF
+    assert (tmp_path / "t.py").read_bytes() == b"def f():\r\n        x = 2\r\n        y = 3\r\n\treturn x\r\n"
+    out = reg.call(E, {"command": "insert", "path": f"{tmp_path}/t.py", "insert_line": 4, "insert_text": "\t# end"})
+    assert (tmp_path / "t.py").read_bytes() == \
+        b"def f():\r\n        x = 2\r\n        y = 3\r\n\treturn x\r\n\t# end\r\n"
+
+
+def test_a_directory_is_listed_without_a_shell(reg, tmp_path):
+    odd = tmp_path / "a dir; touch pwned"
+    (odd / "in").mkdir(parents=True)
+    out = reg.call(E, {"command": "view", "path": str(odd)})
+    assert out.text == (f"Here's the files and directories up to 2 levels deep in {odd}, excluding hidden items:\n"
+                        f"{odd}\n{odd}/in\n\n")
+    assert not (tmp_path / "pwned").exists()
+
+
+def test_every_path_stays_inside_the_workspace(tmp_path):
+    root = tmp_path / "root"
+    root.mkdir()
+    (tmp_path / "secret.txt").write_text("secret\n")
+    (root / "link").symlink_to(tmp_path / "secret.txt")
+    with agenttools.toolset("anthropic", root=str(root), deny=["*.env"]) as reg:
+        (root / "x.env").write_text("k=v\n")
+        for call in ({"command": "view", "path": f"{tmp_path}/secret.txt"},
+                     {"command": "view", "path": f"{root}/link"},
+                     {"command": "view", "path": f"{root}/../secret.txt"},
+                     {"command": "create", "path": f"{tmp_path}/new.txt", "file_text": "x"},
+                     {"command": "str_replace", "path": f"{root}/link", "old_str": "secret", "new_str": "x"},
+                     {"command": "insert", "path": f"{root}/link", "insert_line": 0, "insert_text": "x"}):
+            out = reg.call(E, call)
+            assert out.is_error and "is outside the workspace" in out.text and "secret\n" not in out.text, out.text
+        out = reg.call(E, {"command": "view", "path": f"{root}/x.env"})
+        assert out.is_error and "denied" in out.text
+        listing = reg.call(E, {"command": "view", "path": str(root)}).text
+        assert "x.env" not in listing
+    assert (tmp_path / "secret.txt").read_text() == "secret\n"
+    assert not (tmp_path / "new.txt").exists()
+
+
+def test_git_metadata_is_never_written(reg, tmp_path):
+    (tmp_path / ".git").mkdir()
+    out = reg.call(E, {"command": "create", "path": f"{tmp_path}/.git/config", "file_text": "x"})
+    assert out.is_error and "git metadata" in out.text
+    assert not (tmp_path / ".git" / "config").exists()
+
+
+def test_a_fifo_is_refused_not_read(reg, tmp_path):
+    os.mkfifo(tmp_path / "pipe")
+    out = reg.call(E, {"command": "view", "path": f"{tmp_path}/pipe"})
+    assert out.is_error and "not a regular file" in out.text
+
+
+def test_bash_session_persists_and_restarts(reg, tmp_path):
+    assert reg.call("bash", {"command": "echo hi"}).text == "hi"
+    assert reg.call("bash", {"command": "pwd"}).text == str(tmp_path)
+    reg.call("bash", {"command": "cd /; X=1"})
+    assert reg.call("bash", {"command": "pwd; echo $X"}).text == "/\n1"
+    assert reg.call("bash", {"restart": True}).text == "tool has been restarted."
+    assert reg.call("bash", {"command": "pwd; echo ${X:-unset}"}).text == f"{tmp_path}\nunset"
+    out = reg.call("bash", {})
+    assert (out.text, out.is_error) == ("no command provided.", True)
+
+
+def test_bash_ends_commands_the_reference_never_ends(reg):
+    assert reg.call("bash", {"command": "echo a # comment"}).text == "a"
+    assert reg.call("bash", {"command": "cat <<'EOF'\n$HOME\nEOF"}).text == "$HOME"
+    assert reg.call("bash", {"command": "sleep 0.05 &"}).text == ""
+    assert reg.call("bash", {"command": "echo '<<exit>>' after"}).text == "<<exit>> after"
+    assert reg.call("bash", {"command": "cat"}).text == ""  # stdin is /dev/null: nothing to wait for
+    out = reg.call("bash", {"command": "cat <<EOF\nno terminator"})  # bash warns, then goes on
+    assert out.is_error and "here-document at line 8 delimited by end-of-file (wanted `EOF')" in out.text, out.text
+    assert out.data.output == "no terminator"
+    out = reg.call("bash", {"command": "echo 'unclosed"})
+    assert out.is_error and "unexpected EOF" in out.text
+    assert reg.call("bash", {"command": "echo still here"}).text == "still here"
+
+
+def test_bash_timeout_must_be_restarted(tmp_path):
+    with agenttools.toolset("anthropic", root=str(tmp_path), bash_timeout=0.5) as reg:
+        text = "timed out: bash has not returned in 0.5 seconds and must be restarted"
+        assert (reg.call("bash", {"command": "sleep 5"}).text, True) == (text, True)
+        assert reg.call("bash", {"command": "echo hi"}).text == text
+        reg.call("bash", {"restart": True})
+        assert reg.call("bash", {"command": "echo hi"}).text == "hi"
+
+
+def test_closing_the_registry_ends_the_session_and_its_jobs(tmp_path):
+    reg = agenttools.toolset("anthropic", root=str(tmp_path))
+    pid = int(reg.call("bash", {"command": "sleep 60 & echo $!"}).text)
+    os.kill(pid, 0)
+    reg.close()
+    assert not _alive_after(pid, seconds=2)
+
+
+def _alive_after(pid: int, *, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def test_run_answers_a_tool_use_block_the_api_accepts(reg):
+    adapter = pydantic.TypeAdapter(anthropic.types.ToolResultBlockParam)
+    block = anthropic.types.ToolUseBlock(type="tool_use", id="toolu_1", name="bash", input={"command": "echo hi"})
+    answer = reg.run(block)
+    assert answer == {"type": "tool_result", "tool_use_id": "toolu_1", "content": [{"type": "text", "text": "hi"}],
+                      "is_error": False}
+    adapter.validate_python(answer)
+    # a command that prints nothing: no text block at all (the API refuses an empty one), as the reference's loop
+    silent = reg.run({"type": "tool_use", "id": "toolu_2", "name": "bash", "input": {"command": "true"}})
+    assert silent == {"type": "tool_result", "tool_use_id": "toolu_2", "content": [], "is_error": False}
+    adapter.validate_python(silent)
