@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -310,13 +310,22 @@ def _diff_for(ws: Workspace, real: Path, before: str | None, after: str | None) 
     return unified_diff(before, after, ws.relative(real))
 
 
-def _start_lines(text: str, needle: str) -> tuple[int, ...]:
-    lines = []
-    start = text.find(needle)
-    while start != -1 and needle:
-        lines.append(text.count("\n", 0, start) + 1)
-        start = text.find(needle, start + len(needle))
+def _line_numbers(text: str, starts: Iterable[int]) -> tuple[int, ...]:
+    """The 1-based line of each position of ``starts`` (ascending), counted in one pass over ``text``."""
+    lines, line, pos = [], 1, 0
+    for start in starts:
+        line += text.count("\n", pos, start)
+        pos = start
+        lines.append(line)
     return tuple(lines)
+
+
+def _starts(text: str, needle: str) -> Iterator[int]:
+    """Where each non-overlapping occurrence of ``needle`` starts, left to right."""
+    start = text.find(needle) if needle else -1
+    while start != -1:
+        yield start
+        start = text.find(needle, start + len(needle))
 
 
 def _as_crlf(text: str) -> str:
@@ -350,20 +359,19 @@ def _locate(text: str, old: str, new: str, *, path: str, expected: int | None, f
     found = count_occurrences(text, needle)
     index = 0 if edit is None else edit
     if found:
-        lines = _start_lines(text, needle)
+        starts = list(_starts(text, needle))
+        lines = _line_numbers(text, starts)
         if expected is not None and found != expected:
             raise MatchCountError(path=path, expected=expected, found=found, lines=lines, edit=edit)
-        spans, at = [], text.find(needle)
-        for _ in range(1 if first_only else found):
-            spans.append(_Span(start=at, end=at + len(needle), replacement=replacement, edit=index))
-            at = text.find(needle, at + len(needle))
+        spans = [_Span(start=at, end=at + len(needle), replacement=replacement, edit=index)
+                 for at in starts[: 1 if first_only else found]]
         return spans, AppliedEdit(occurrences=len(spans), lines=lines[: len(spans)])
     newline = newline_style(text)
     for strategy in strategies:
         matches = _tolerant.find(text, old, new, strategy, newline=newline)
         if not matches:
             continue
-        lines = tuple(text.count("\n", 0, m.start) + 1 for m in matches)
+        lines = _line_numbers(text, (m.start for m in matches))
         if expected is not None and len(matches) != expected:
             raise MatchCountError(path=path, expected=expected, found=len(matches), lines=lines, edit=edit,
                                   strategy=strategy)
