@@ -174,22 +174,36 @@ class Edit:
     expected: int | None = 1
     """The number of occurrences required (None: any number above zero; all are replaced)."""
 
+    def __attrs_post_init__(self) -> None:
+        if not isinstance(self.old, str) or not isinstance(self.new, str):
+            raise TypeError(f"an edit's old and new texts must be strings, not {type(self.old).__name__} and "
+                            f"{type(self.new).__name__}")
+        if self.expected is not None and (isinstance(self.expected, bool) or not isinstance(self.expected, int)):
+            raise TypeError(f"an edit's expected count must be an integer or None, not {self.expected!r}")
+        if self.expected is not None and self.expected < 1:
+            raise ValueError(f"an edit's expected count must be at least 1, not {self.expected}")
+
     @classmethod
     def coerce(cls, value: Edit | Mapping[str, Any] | Sequence[str]) -> Edit:
         """An :class:`Edit` from itself, ``(old, new)``, or a mapping.
 
         A mapping has ``old``/``new`` (or ``oldText``/``newText``, ``old_string``/``new_string``,
-        ``old_str``/``new_str``) and an optional ``expected`` or ``replace_all``.
+        ``old_str``/``new_str``; both are required: a missing new text is not taken as a deletion) and an optional
+        ``expected`` or ``replace_all``.
 
         Raises:
-            TypeError: Anything else.
+            TypeError: Anything else, a mapping without both texts, or an ``expected`` that is not an integer.
+            ValueError: An ``expected`` below 1.
         """
         if isinstance(value, Edit):
             return value
         if isinstance(value, Mapping):
             old = next((value[k] for k in ("old", "oldText", "old_string", "old_str") if k in value), None)
-            new = next((value[k] for k in ("new", "newText", "new_string", "new_str") if k in value), "")
+            new = next((value[k] for k in ("new", "newText", "new_string", "new_str") if k in value), None)
             expected = value.get("expected", None if value.get("replace_all") else 1)
+            if isinstance(old, str) and new is None:
+                raise TypeError(f"edit {value!r} has no new text (give new, newText, new_string or new_str; "
+                                "an empty string deletes)")
             if isinstance(old, str) and isinstance(new, str):
                 return cls(old=old, new=new, expected=expected)
         elif isinstance(value, Sequence) and not isinstance(value, str) and len(value) == 2 and \

@@ -592,3 +592,25 @@ def test_lines_of_many_occurrences_exact_and_tolerant(ws, tmp_path):
     with pytest.raises(MatchCountError) as info:
         edit.replace_text(ws, "a.txt", "x = 2\n\ny = 2", "z", tolerant=["line_endings"], expected=2)
     assert info.value.lines == tuple(range(1, 1500, 3))
+
+
+def test_multi_edit_mappings_are_checked(ws, tmp_path):
+    target = tmp_path / "a.txt"
+    target.write_text("abc\n")
+    before = _snapshot(target)
+    # a mapping without its new text used to delete the match (new defaulted to "")
+    with pytest.raises(TypeError, match="has no new text"):
+        edit.replace_many(ws, "a.txt", [{"old": "a"}])
+    # a JSON string count used to give "expected 1 occurrence(s) ... but found 1"; True counted as 1
+    with pytest.raises(TypeError, match="must be an integer or None"):
+        edit.replace_many(ws, "a.txt", [{"old": "a", "new": "x", "expected": "1"}])
+    with pytest.raises(TypeError, match="must be an integer or None"):
+        edit.replace_many(ws, "a.txt", [{"old": "a", "new": "x", "expected": True}])
+    for count in (0, -1):
+        with pytest.raises(ValueError, match="at least 1"):
+            edit.replace_many(ws, "a.txt", [Edit(old="a", new="x", expected=count)])
+    with pytest.raises(TypeError, match="must be strings"):
+        Edit(old="a", new=None)  # type: ignore[arg-type]
+    assert _snapshot(target) == before
+    edit.replace_many(ws, "a.txt", [{"old": "a", "new": ""}, {"old_str": "c", "new_str": "C", "expected": 1}])
+    assert target.read_text() == "bC\n"
