@@ -614,3 +614,50 @@ def test_multi_edit_mappings_are_checked(ws, tmp_path):
     assert _snapshot(target) == before
     edit.replace_many(ws, "a.txt", [{"old": "a", "new": ""}, {"old_str": "c", "new_str": "C", "expected": 1}])
     assert target.read_text() == "bC\n"
+
+
+@pytest.mark.parametrize(
+    ("content", "old", "new", "expected"),
+    [
+        # a tab-indented file edited with spaces: tabs stay tabs, a new level is one more tab (it was "\t    ")
+        ("if x:\n\tif y:\n\t\tfoo()\n\t\tbar()\n", "if y:\n    foo()\n    bar()",
+         "if y:\n    foo()\n    baz()\n    if z:\n        qux()",
+         "if x:\n\tif y:\n\t\tfoo()\n\t\tbaz()\n\t\tif z:\n\t\t\tqux()\n"),
+        # a space-indented file edited with tabs (it was "    \tbar()": a TabError in Python)
+        ("if x:\n    if y:\n        foo()\n", "\tif y:\n\t\tfoo()", "\tif y:\n\t\tbar()",
+         "if x:\n    if y:\n        bar()\n"),
+        # one line of old: the new level is counted in the file's own unit (4 spaces, a tab)
+        ("class A:\n    def f(self):\n        foo()\n", "\tfoo()", "\tif x:\n\t\tfoo()",
+         "class A:\n    def f(self):\n        if x:\n            foo()\n"),
+        ("class A:\n\tdef f(self):\n\t\tfoo()\n", "  foo()", "  if x:\n    foo()",
+         "class A:\n\tdef f(self):\n\t\tif x:\n\t\t\tfoo()\n"),
+        # old's unit (2) and the file's (4) differ: levels are counted, not widths
+        ("class A:\n    def f(self):\n        foo()\n", "def f(self):\n  foo()", "def f(self):\n  if x:\n    foo()",
+         "class A:\n    def f(self):\n        if x:\n            foo()\n"),
+        # a line of new below old's first indentation goes one file unit left
+        ("class A:\n\tdef f(self):\n\t\tfoo()\n\t\tbar()\n", "    foo()\n    bar()", "    foo()\nbaz = 1",
+         "class A:\n\tdef f(self):\n\t\tfoo()\n\tbaz = 1\n"),
+    ],
+)
+def test_indentation_strategy_keeps_tabs_and_spaces(ws, tmp_path, content, old, new, expected):
+    (tmp_path / "f.py").write_text(content)
+    result = edit.replace_text(ws, "f.py", old, new, tolerant=["indentation"])
+    assert result.strategy == "indentation"
+    assert (tmp_path / "f.py").read_text() == expected
+
+
+def test_tolerant_edits_keep_the_lines_they_do_not_change(ws, tmp_path):
+    # the lines new shares with old at its start and end are the file's: trailing blanks, curly quotes and
+    # odd indentation there are kept (they were rewritten from the model's text)
+    target = tmp_path / "f.py"
+    target.write_text("x = 1   \ny = 2\nz = 3\t\n")
+    result = edit.replace_text(ws, "f.py", "x = 1\ny = 2\nz = 3", "x = 1\ny = 20\nz = 3", tolerant=True)
+    assert result.strategy == "trailing_whitespace"
+    assert target.read_text() == "x = 1   \ny = 20\nz = 3\t\n"
+    target.write_text("s = \u201chi\u201d\nt = 1\nu = \u2018it\u2019\n")
+    edit.replace_text(ws, "f.py", "s = \"hi\"\nt = 1\nu = 'it'", "s = \"hi\"\nt = 2\nu = 'it'", tolerant=True)
+    assert target.read_text() == "s = \u201chi\u201d\nt = 2\nu = \u2018it\u2019\n"
+    target.write_text("if a:\n  b()\n      c()\n")
+    edit.replace_text(ws, "f.py", "if a:\n    b()\n    c()", "if a:\n    b()\n    c()\n    d()",
+                      tolerant=["indentation"])
+    assert target.read_text() == "if a:\n  b()\n      c()\n  d()\n"
