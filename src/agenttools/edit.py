@@ -21,6 +21,7 @@ text; :func:`write_text` is a whole-file write with the same dry run and guard; 
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import os
 import stat
@@ -320,8 +321,11 @@ def file_version(ws: Workspace, path: str | os.PathLike[str], *, max_size: int |
     return FileVersion.of(*opened)
 
 
-def _diff_for(ws: Workspace, real: Path, before: str | None, after: str | None) -> str:
-    return unified_diff(before, after, ws.relative(real))
+def _diff_for(ws: Workspace, real: Path, before: str | None, after: str | None, fmt: TextFormat) -> str:
+    """The diff of an edit; a UTF-8 byte-order mark is part of the first line, as ``patch`` sees it."""
+    bom = "\ufeff" if fmt.bom == codecs.BOM_UTF8 else ""
+    return unified_diff(None if before is None else bom + before, None if after is None else bom + after,
+                        ws.relative(real))
 
 
 def _line_numbers(text: str, starts: Iterable[int]) -> tuple[int, ...]:
@@ -462,7 +466,7 @@ def _modify(ws: Workspace, real: Path, limit: int, compute: Callable[[str], tupl
         else:
             atomic_write(text_path, encoded, root=ws.root_of(text_path))
             version = _version_now(text_path, encoded)
-        diff = _diff_for(ws, real, text, updated) if dry_run or show_diff else None
+        diff = _diff_for(ws, real, text, updated, fmt) if dry_run or show_diff else None
         return _Change(before=text, after=updated, format=fmt, version=version, diff=diff), info
 
 
@@ -672,7 +676,7 @@ def _create_locked(ws: Workspace, real: Path, new: str, *, create: bool, keep_te
     if not dry_run:
         _make_parents(ws, real)
         _write_checked(ws, text_path, data, limit)
-    diff = _diff_for(ws, real, None, new) if dry_run or show_diff else None
+    diff = _diff_for(ws, real, None, new, fmt) if dry_run or show_diff else None
     return EditResult(path=real, occurrences=0, created=True, lines=(), format=fmt,
                       before="" if keep_text else None, after=new if keep_text else None, dry_run=dry_run,
                       diff=diff, version=None if dry_run else _version_now(text_path, data))
@@ -721,7 +725,7 @@ def write_text(
             data = encode(_like_file(content, fmt), fmt, path=text_path)
             if len(data) > limit:
                 raise FileTooLargeError(path=text_path, size=len(data), limit=limit)
-            diff = _diff_for(ws, real, before, _like_file(content, fmt))
+            diff = _diff_for(ws, real, before, _like_file(content, fmt), fmt)
             if dry_run:
                 return EditResult(path=real, occurrences=0, created=opened is None, lines=(), format=fmt,
                                   dry_run=True, diff=diff, version=None if opened is None else FileVersion.of(*opened))

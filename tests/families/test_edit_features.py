@@ -661,3 +661,45 @@ def test_tolerant_edits_keep_the_lines_they_do_not_change(ws, tmp_path):
     edit.replace_text(ws, "f.py", "if a:\n    b()\n    c()", "if a:\n    b()\n    c()\n    d()",
                       tolerant=["indentation"])
     assert target.read_text() == "if a:\n  b()\n      c()\n  d()\n"
+
+
+@pytest.mark.parametrize("name", ["with space.txt", "sub dir/a b.txt", "tab\there.txt", "new\nline.txt",
+                                  'quo"te.txt', "back\\slash.txt", "caf\u00e9 \u00fc.txt", "del\x7f.txt",
+                                  os.fsdecode(b"bad\xffbyte.txt")])
+def test_dry_run_diffs_name_any_file_so_patch_and_git_apply_find_it(tmp_path, name):
+    # the names went into the headers as they were: "--- a/with space.txt" makes patch look for "with" (a name
+    # with a space needs git's trailing tab), and a tab, newline, quote or undecodable byte needs git's C quoting
+    for tool in (["patch", "-p1", "--batch", "--silent"], ["git", "apply"]):
+        base = tmp_path / tool[0]
+        target = base / name
+        target.parent.mkdir(parents=True)
+        target.write_bytes(b"one\ntwo\n")
+        space = Workspace(base)
+        diff = edit.replace_text(space, name, "two", "2", dry_run=True).diff
+        assert diff is not None
+        diff += edit.replace_text(space, name + ".new", "", "fresh\n", dry_run=True).diff or ""
+        done = subprocess.run(tool, cwd=base, input=diff.encode("utf-8"), capture_output=True, timeout=30, check=False)
+        assert done.returncode == 0, (tool, diff, done.stderr)
+        assert target.read_bytes() == b"one\n2\n"
+        assert (base / (name + ".new")).read_bytes() == b"fresh\n"
+    assert edit.unified_diff("a\n", "b\n", "tab\there") == '--- "a/tab\\there"\n+++ "b/tab\\there"\n@@ -1 +1 @@\n-a\n+b\n'
+    assert edit.unified_diff("a\n", "b\n", "x y").startswith("--- a/x y\t\n+++ b/x y\t\n")
+
+
+def test_dry_run_diffs_of_empty_files_and_byte_order_marks_apply(ws, tmp_path):
+    # creating an empty file gave a diff of two header lines, which patch refuses ("Only garbage was found");
+    # a file with a UTF-8 byte-order mark gave a first line without it, which patch could not find
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    (tmp_path / "bom.txt").write_bytes(b"\xef\xbb\xbfone\ntwo\n")
+    shutil.copy(tmp_path / "bom.txt", copy / "bom.txt")
+    diff = edit.replace_text(ws, "bom.txt", "one", "1", dry_run=True).diff or ""
+    assert diff.splitlines()[3] == "-\ufeffone"
+    empty = edit.write_text(ws, "empty.txt", "", dry_run=True).diff or ""
+    assert empty == "diff --git a/empty.txt b/empty.txt\nnew file mode 100644\n--- /dev/null\n+++ b/empty.txt\n"
+    also = edit.replace_text(ws, "also.txt", "", "", dry_run=True).diff or ""
+    done = _patch(copy, diff + empty + also)
+    assert done.returncode == 0, done
+    edit.replace_text(ws, "bom.txt", "one", "1")
+    assert (copy / "bom.txt").read_bytes() == (tmp_path / "bom.txt").read_bytes() == b"\xef\xbb\xbf1\ntwo\n"
+    assert (copy / "empty.txt").read_bytes() == (copy / "also.txt").read_bytes() == b""
