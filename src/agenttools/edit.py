@@ -35,6 +35,7 @@ from agenttools import _notebook, _tolerant
 from agenttools._diff import diff_hunks, unified_diff
 from agenttools._display import MarkdownRepr
 from agenttools._text import (
+    FileChangedError,
     TextFormat,
     atomic_write,
     decode,
@@ -45,10 +46,12 @@ from agenttools._text import (
     open_file,
     path_lock,
     read_limited,
+    sniff_format,
 )
 from agenttools.errors import (
     AlreadyExistsError,
     EditError,
+    EncodingError,
     FileTooLargeError,
     IsDirectoryError,
     MatchCountError,
@@ -464,10 +467,28 @@ def _modify(ws: Workspace, real: Path, limit: int, compute: Callable[[str], tupl
         if dry_run:
             version = FileVersion.of(data, st)
         else:
-            atomic_write(text_path, encoded, root=ws.root_of(text_path))
+            _write_unchanged(ws, text_path, encoded, data, st, expected)
             version = _version_now(text_path, encoded)
         diff = _diff_for(ws, real, text, updated, fmt) if dry_run or show_diff else None
         return _Change(before=text, after=updated, format=fmt, version=version, diff=diff), info
+
+
+def _write_unchanged(ws: Workspace, text_path: str, encoded: bytes, read: bytes, st: os.stat_result,
+                     expected: FileVersion | None) -> None:
+    """Write ``encoded`` over the file read as ``read`` (``st``), unless another process changed it since.
+
+    The lock serialises this process's edits; a write by anyone else between the read and the rename is caught
+    by :func:`atomic_write`'s ``expect`` and refused rather than overwritten.
+
+    Raises:
+        StaleFileError: The file changed (or went) after it was read.
+    """
+    try:
+        atomic_write(text_path, encoded, root=ws.root_of(text_path), expect=st)
+    except FileChangedError as exc:
+        token = (expected or FileVersion.of(read, st)).token
+        now = None if exc.now is None else f"stat:{exc.now.st_mtime_ns}:{exc.now.st_size}"
+        raise StaleFileError(path=text_path, expected=token, actual=now) from None
 
 
 def _version_now(text_path: str, data: bytes) -> FileVersion:
@@ -729,6 +750,17 @@ def write_text(
             if dry_run:
                 return EditResult(path=real, occurrences=0, created=opened is None, lines=(), format=fmt,
                                   dry_run=True, diff=diff, version=None if opened is None else FileVersion.of(*opened))
+        if expected is not None and opened is not None:  # checked again at the rename: nobody wrote since
+            try:
+                fmt = sniff_format(opened[0], complete=True, path=text_path)
+            except EncodingError:
+                fmt = TextFormat(encoding="utf-8")
+            data = encode(_like_file(content, fmt), fmt, path=text_path)
+            if len(data) > limit:
+                raise FileTooLargeError(path=text_path, size=len(data), limit=limit)
+            _write_unchanged(ws, text_path, data, *opened, expected)
+            return EditResult(path=real, occurrences=0, created=False, lines=(), format=fmt, diff=diff,
+                              version=_version_now(text_path, data))
         written = files._write_locked(ws, real, content, keep_format=True, create_parents=create_parents,
                                       new_file_mode=new_file_mode, new_dir_mode=None, limit=limit)
         data = encode(_like_file(content, written.format), written.format, path=text_path)

@@ -703,3 +703,45 @@ def test_dry_run_diffs_of_empty_files_and_byte_order_marks_apply(ws, tmp_path):
     edit.replace_text(ws, "bom.txt", "one", "1")
     assert (copy / "bom.txt").read_bytes() == (tmp_path / "bom.txt").read_bytes() == b"\xef\xbb\xbf1\ntwo\n"
     assert (copy / "empty.txt").read_bytes() == (copy / "also.txt").read_bytes() == b""
+
+
+def _write_behind(target: Path, content: bytes):
+    """A hook that, the first time it runs, writes ``target`` as another program would (not through agenttools)."""
+    done = []
+
+    def hook() -> None:
+        if not done:
+            done.append(True)
+            target.write_bytes(content)
+    return hook
+
+
+@pytest.mark.parametrize("kind", ["replace_text", "replace_many", "edit_cell", "write_text"])
+def test_a_write_by_another_program_during_an_edit_is_not_lost(ws, tmp_path, monkeypatch, kind):
+    # the lock serialises this process's edits only: a write by another program after the read and before the
+    # rename was silently replaced by the edit's result (computing a tolerant match on a large file takes seconds)
+    target = tmp_path / ("f.ipynb" if kind == "edit_cell" else "f.txt")
+    original = _nbformat(_notebook()).encode() if kind == "edit_cell" else b"alpha beta\n"
+    target.write_bytes(original)
+    version = edit.read_for_edit(ws, target.name).version
+    theirs = original.replace(b"a", b"A")
+    hook = _write_behind(target, theirs)
+    real_encode = edit.encode
+
+    def encode_then_race(*args, **kwargs):  # runs after the read and the check, before the write
+        hook()
+        return real_encode(*args, **kwargs)
+
+    monkeypatch.setattr(edit, "encode", encode_then_race)
+    calls = {
+        "replace_text": lambda: edit.replace_text(ws, "f.txt", "beta", "gamma"),
+        "replace_many": lambda: edit.replace_many(ws, "f.txt", [("alpha", "x"), ("beta", "y")],
+                                                  expect_version=version),
+        "edit_cell": lambda: edit.edit_cell(ws, "f.ipynb", "new", index=0),
+        "write_text": lambda: edit.write_text(ws, "f.txt", "mine\n", expect_version=version),
+    }
+    with pytest.raises(StaleFileError) as info:
+        calls[kind]()
+    assert info.value.expected.startswith("sha256:")
+    assert target.read_bytes() == theirs
+    assert [p.name for p in tmp_path.iterdir()] == [target.name]  # no temporary file left behind
