@@ -745,3 +745,48 @@ def test_a_write_by_another_program_during_an_edit_is_not_lost(ws, tmp_path, mon
     assert info.value.expected.startswith("sha256:")
     assert target.read_bytes() == theirs
     assert [p.name for p in tmp_path.iterdir()] == [target.name]  # no temporary file left behind
+
+
+def test_cell_edits_refuse_what_would_make_an_invalid_notebook(ws, tmp_path):
+    target = tmp_path / "n.ipynb"
+    original = _nbformat(_notebook())
+    target.write_text(original)
+    refused = [
+        # each of these used to be written: a notebook nbformat then rejects, or a silent choice
+        (lambda: edit.edit_cell(ws, "n.ipynb", "x", index=1, cell_type="python"),  # type: ignore[arg-type]
+         "cell type 'python' is not one of code, markdown, raw"),
+        (lambda: edit.insert_cell(ws, "n.ipynb", "x", cell_type="bogus"),  # type: ignore[arg-type]
+         "cell type 'bogus' is not one of code, markdown, raw"),
+        (lambda: edit.insert_cell(ws, "n.ipynb", "x", cell_id="a b/c"),
+         "cell id 'a b/c' is not 1 to 64 letters, digits, '-' or '_'"),
+        (lambda: edit.insert_cell(ws, "n.ipynb", "x", cell_id=""), "cell id '' is not 1 to 64"),
+        (lambda: edit.insert_cell(ws, "n.ipynb", "x", cell_id="x" * 65), "is not 1 to 64"),
+        (lambda: edit.edit_cell(ws, "n.ipynb", "x", index=True), "a cell index is an integer, not True"),
+        (lambda: edit.insert_cell(ws, "n.ipynb", "x", index=False), "a cell index is an integer, not False"),
+    ]
+    for call, message in refused:
+        with pytest.raises(EditError, match=re.escape(message)):
+            call()
+    assert target.read_text() == original
+    assert edit.insert_cell(ws, "n.ipynb", "x", cell_id="ok-id_9").occurrences == 1
+
+
+def test_cell_edits_refuse_duplicate_ids_old_formats_and_deep_json(ws, tmp_path):
+    target = tmp_path / "n.ipynb"
+    nb = _notebook()
+    nb["cells"][2]["id"] = "calc"  # invalid, but found in the wild: editing "calc" picked the first silently
+    target.write_text(_nbformat(nb))
+    with pytest.raises(EditError, match=re.escape("2 cells have id 'calc' (cells 1, 2): give the cell's index")):
+        edit.edit_cell(ws, "n.ipynb", "x", cell_id="calc")
+    with pytest.raises(EditError, match="2 cells have id 'calc'"):
+        edit.insert_cell(ws, "n.ipynb", "x", after_id="calc")
+    edit.edit_cell(ws, "n.ipynb", "x", index=2)
+    assert json.loads(target.read_text())["cells"][2]["source"] == ["x"]
+    # nbformat 3 keeps its cells in worksheets: say so rather than "no cells list"
+    target.write_text(json.dumps({"metadata": {}, "nbformat": 3, "nbformat_minor": 0, "worksheets": [
+        {"cells": [{"cell_type": "code", "input": "x", "language": "python", "outputs": []}]}]}))
+    with pytest.raises(EditError, match=re.escape("notebook format 3 (cells in worksheets) is not supported")):
+        edit.edit_cell(ws, "n.ipynb", "x", index=0)
+    target.write_text('{"cells": [' * 100_000)  # json.loads raised RecursionError out of the edit
+    with pytest.raises(EditError, match="not a notebook: JSON nested too deeply"):
+        edit.delete_cell(ws, "n.ipynb", index=0)
