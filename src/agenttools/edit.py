@@ -122,16 +122,19 @@ class FileVersion:
         """A version from its token: ``sha256:<hex>``, a bare 64-digit hex hash, or ``stat:<mtime_ns>:<size>``.
 
         Raises:
+            TypeError: Neither a string nor a :class:`FileVersion`.
             ValueError: Not a version token.
         """
         if isinstance(token, FileVersion):
             return token
+        if not isinstance(token, str):
+            raise TypeError(f"a file version is a FileVersion or its token string, not {type(token).__name__}")
         text = token.strip()
-        digest = text.removeprefix("sha256:").lower()
+        digest = text.lower().removeprefix("sha256:")
         if len(digest) == 64 and all(c in "0123456789abcdef" for c in digest):
             return cls(sha256=digest)
-        parts = text.split(":")
-        if len(parts) == 3 and parts[0] == "stat" and parts[1].isdigit() and parts[2].isdigit():
+        parts = text.lower().split(":")
+        if len(parts) == 3 and parts[0] == "stat" and all(p.isascii() and p.isdigit() for p in parts[1:]):
             return cls(mtime_ns=int(parts[1]), size=int(parts[2]))
         raise ValueError(f"not a file version: {token!r} (expected sha256:<64 hex digits> or "
                          "stat:<mtime_ns>:<size>)")

@@ -790,3 +790,14 @@ def test_cell_edits_refuse_duplicate_ids_old_formats_and_deep_json(ws, tmp_path)
     target.write_text('{"cells": [' * 100_000)  # json.loads raised RecursionError out of the edit
     with pytest.raises(EditError, match="not a notebook: JSON nested too deeply"):
         edit.delete_cell(ws, "n.ipynb", index=0)
+
+
+def test_version_tokens_are_read_strictly_and_clearly():
+    digest = "ab" * 32
+    assert FileVersion.parse(f" SHA256:{digest.upper()}\n").sha256 == digest  # was "not a file version"
+    assert str(FileVersion.parse("STAT:12:3")) == "stat:12:3"
+    with pytest.raises(ValueError, match="not a file version"):
+        FileVersion.parse("stat:\u0661\u0662:3")  # Arabic-Indic digits were read as 12
+    for token in (12345, b"sha256:" + digest.encode(), None):
+        with pytest.raises(TypeError, match="FileVersion or its token string"):  # was AttributeError
+            FileVersion.parse(token)  # type: ignore[arg-type]
