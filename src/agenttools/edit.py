@@ -1,7 +1,8 @@
 """The edit family: literal text replacement that changes only the edited spans.
 
 The replacement is literal (no regex, no ``$`` patterns). The file keeps its encoding, BOM, line endings, final
-newline, tabs and mode: in a CRLF file, a ``\\n`` in ``old``/``new`` stands for the file's ``\\r\\n``.
+newline, tabs and mode: in a CRLF file, a ``\\n`` in ``old``/``new`` stands for the file's ``\\r\\n`` (in an all-CR
+file, for its ``\\r``).
 
 Every edit also takes:
 
@@ -337,8 +338,9 @@ def _diff_for(ws: Workspace, real: Path, before: str | None, after: str | None, 
 def _line_numbers(text: str, starts: Iterable[int]) -> tuple[int, ...]:
     """The 1-based line of each position of ``starts`` (ascending), counted in one pass over ``text``."""
     lines, line, pos = [], 1, 0
+    newline = "\r" if "\n" not in text else "\n"  # lines of an all-CR file end with \r
     for start in starts:
-        line += text.count("\n", pos, start)
+        line += text.count(newline, pos, start)
         pos = start
         lines.append(line)
     return tuple(lines)
@@ -380,6 +382,11 @@ def _locate(text: str, old: str, new: str, *, path: str, expected: int | None, f
             replacement = new if "\r" in new else _as_crlf(new)
     if "\r" not in new and "\n" in new and "\r\n" in text and text.count("\n") == text.count("\r\n"):
         replacement = _as_crlf(new)  # an all-CRLF file stays all-CRLF whatever the edit spans
+    if "\r" in text and "\n" not in text:  # an all-CR file (classic Mac OS): there a \n stands for \r
+        if "\n" in old and "\r" not in old:
+            needle = old.replace("\n", "\r")
+        if "\n" in new and "\r" not in new:
+            replacement = new.replace("\n", "\r")
     found = count_occurrences(text, needle)
     index = 0 if edit is None else edit
     if found:

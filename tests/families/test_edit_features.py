@@ -813,3 +813,15 @@ def test_the_fast_normal_form_is_the_mapped_one(text):
 
     for strategy in _tolerant.STRATEGIES:
         assert _tolerant.normal_text(text, strategy) == _tolerant.normalize(text, strategy).text
+
+
+def test_an_all_cr_file_stays_all_cr(ws, tmp_path):
+    # a \n in new went into a classic Mac OS file as is ("x\ny\rb\r"), and every match was on "line 1"
+    target = tmp_path / "mac.txt"
+    target.write_bytes(b"a\rb\rc\r")
+    result = edit.replace_text(ws, "mac.txt", "b\nc", "x\ny")
+    assert target.read_bytes() == b"a\rx\ry\r"
+    assert result.lines == (2,)
+    result = edit.replace_many(ws, "mac.txt", [("a", "1\n2"), ("y", "3")])
+    assert target.read_bytes() == b"1\r2\rx\r3\r"
+    assert [e.lines for e in result.edits] == [(1,), (3,)]
