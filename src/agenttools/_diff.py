@@ -7,7 +7,6 @@ twice that are merged). The hunk body is its own function so that a toolset can 
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator
 
 __all__ = ["NO_NEWLINE", "diff_hunks", "quote_name", "split_lines", "unified_diff"]
@@ -51,6 +50,8 @@ def diff_hunks(before: str, after: str, *, context: int = 3, always_count: bool 
         context: Unchanged lines shown around each change.
         always_count: Write a one-line range as ``12,1`` (jsdiff's style) instead of ``12`` (GNU diff's).
     """
+    import difflib  # loaded by the first diff, not by every toolset's start-up
+
     old, new = split_lines(before), split_lines(after)
     matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
     out: list[str] = []

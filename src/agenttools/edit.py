@@ -23,7 +23,6 @@ text; :func:`write_text` is a whole-file write with the same dry run and guard; 
 from __future__ import annotations
 
 import codecs
-import hashlib
 import os
 import stat
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -92,6 +91,12 @@ STRATEGIES: tuple[str, ...] = _tolerant.STRATEGIES
 _T = TypeVar("_T")
 
 
+def _sha256(data: bytes) -> str:
+    import hashlib  # loaded by the first version taken, not by every toolset's start-up
+
+    return hashlib.sha256(data).hexdigest()
+
+
 @attrs.frozen(kw_only=True)
 class FileVersion:
     """Which version of a file a model read: the SHA-256 of its bytes, and its mtime and size.
@@ -115,7 +120,7 @@ class FileVersion:
     @classmethod
     def of(cls, data: bytes, st: os.stat_result | None = None) -> FileVersion:
         """The version of a file holding ``data`` (with mtime and size from ``st`` when given)."""
-        return cls(sha256=hashlib.sha256(data).hexdigest(), mtime_ns=None if st is None else st.st_mtime_ns,
+        return cls(sha256=_sha256(data), mtime_ns=None if st is None else st.st_mtime_ns,
                    size=len(data))
 
     @classmethod
@@ -164,7 +169,7 @@ class FileVersion:
         if data is None or st is None:
             raise StaleFileError(path=path, expected=self.token, actual=None)
         if self.sha256 is not None:
-            digest = hashlib.sha256(data).hexdigest()
+            digest = _sha256(data)
             if digest != self.sha256:
                 raise StaleFileError(path=path, expected=self.token, actual=f"sha256:{digest}")
         elif (st.st_mtime_ns, len(data)) != (self.mtime_ns, self.size):
