@@ -113,11 +113,25 @@ def _line_indent(text: str, pos: int) -> str:
     return indent if not indent.strip() else ""
 
 
+_CELL_TYPES = ("code", "markdown", "raw")
+_CELL_ID = re.compile(r"[a-zA-Z0-9_-]{1,64}")  # nbformat 4.5's schema for a cell id
+
+
+def _check_type(cell_type: str) -> None:
+    if cell_type not in _CELL_TYPES:
+        raise NotebookError(f"cell type {cell_type!r} is not one of {', '.join(_CELL_TYPES)}")
+
+
 def _parse(text: str) -> _Notebook:
     try:
         top = json.loads(text)
     except json.JSONDecodeError as exc:
         raise NotebookError(f"not a notebook: invalid JSON ({exc})") from None
+    except RecursionError:
+        raise NotebookError("not a notebook: JSON nested too deeply") from None
+    if isinstance(top, dict) and "worksheets" in top and "cells" not in top:
+        raise NotebookError(f"notebook format {top.get('nbformat')} (cells in worksheets) is not supported: "
+                            "convert it to format 4 first (jupyter nbconvert --to notebook)")
     if not isinstance(top, dict) or not isinstance(top.get("cells"), list) or \
             not all(isinstance(c, dict) for c in top["cells"]):
         raise NotebookError('not a notebook: no "cells" list of cell objects')
@@ -151,14 +165,23 @@ def _find(nb: _Notebook, index: int | None, cell_id: str | None) -> int:
         raise NotebookError("give the cell's index or its id" if index is None else
                             "give the cell's index or its id, not both")
     if cell_id is not None:
-        for i, (_, _, cell) in enumerate(nb.cells):
-            if cell.get("id") == cell_id:
-                return i
-        raise NotebookError(f"no cell has id {cell_id!r}")
+        found = [i for i, (_, _, cell) in enumerate(nb.cells) if cell.get("id") == cell_id]
+        if len(found) > 1:
+            raise NotebookError(f"{len(found)} cells have id {cell_id!r} (cells {', '.join(map(str, found))}): "
+                                "give the cell's index")
+        if not found:
+            raise NotebookError(f"no cell has id {cell_id!r}")
+        return found[0]
     assert index is not None  # noqa: S101 - checked above
+    _check_index(index)
     if not 0 <= index < len(nb.cells):
         raise NotebookError(f"cell index {index} is out of range (the notebook has {len(nb.cells)} cells)")
     return index
+
+
+def _check_index(index: object) -> None:
+    if isinstance(index, bool) or not isinstance(index, int):
+        raise NotebookError(f"a cell index is an integer, not {index!r}")
 
 
 def _splice(text: str, replacements: list[tuple[int, int, str]]) -> str:
@@ -192,6 +215,8 @@ def _rebuilt(cell: dict[str, Any], cell_type: str) -> dict[str, Any]:
 def edit_cell(text: str, source: str, *, index: int | None, cell_id: str | None, cell_type: str | None,
               clear_outputs: bool) -> tuple[str, int]:
     """The notebook with one cell's source replaced; and where that cell starts in it."""
+    if cell_type is not None:
+        _check_type(cell_type)
     nb = _parse(text)
     i = _find(nb, index, cell_id)
     start, end, cell = nb.cells[i]
@@ -219,9 +244,14 @@ def edit_cell(text: str, source: str, *, index: int | None, cell_id: str | None,
 def insert_cell(text: str, source: str, *, index: int | None, after_id: str | None, cell_type: str,
                 cell_id: str | None) -> tuple[str, int]:
     """The notebook with a new cell at ``index`` (or after the cell ``after_id``); and where it starts in it."""
+    _check_type(cell_type)
+    if cell_id is not None and not (isinstance(cell_id, str) and _CELL_ID.fullmatch(cell_id)):
+        raise NotebookError(f"cell id {cell_id!r} is not 1 to 64 letters, digits, '-' or '_' (nbformat's rule)")
     nb = _parse(text)
     if index is not None and after_id is not None:
         raise NotebookError("give the index to insert at or the id of the cell to insert after, not both")
+    if index is not None:
+        _check_index(index)
     if after_id is not None:
         position = _find(nb, None, after_id) + 1
     elif index is None:

@@ -27,9 +27,9 @@ from agenttools.errors import (
     SpecialFileError,
 )
 
-__all__ = ["TextFormat", "atomic_write", "decode", "detect_bom", "encode", "file_kind", "iter_decoded",
-           "make_dirs_beneath", "newline_style", "open_dir", "open_file", "open_regular", "path_lock", "read_checked",
-           "read_fd", "read_limited", "read_regular", "sniff_format"]
+__all__ = ["FileChangedError", "TextFormat", "atomic_write", "decode", "detect_bom", "encode", "file_kind",
+           "iter_decoded", "make_dirs_beneath", "newline_style", "open_dir", "open_file", "open_regular",
+           "path_lock", "read_checked", "read_fd", "read_limited", "read_regular", "sniff_format"]
 
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
@@ -49,6 +49,24 @@ _BOMS: tuple[tuple[bytes, str], ...] = (
 )
 _FALLBACK_SAMPLE = 1 << 20  # charset-normalizer looks at most at the first MiB
 Newline = Literal["\n", "\r\n", "\r"]
+
+
+class FileChangedError(Exception):
+    """:func:`atomic_write` with ``expect``: the file is not the one read any more (nothing was written).
+
+    Attributes:
+        now: Its ``lstat`` now, or None when it is gone.
+    """
+
+    def __init__(self, path: str, now: os.stat_result | None) -> None:
+        super().__init__(f"{path} changed while it was being written")
+        self.now = now
+
+
+def _same_file(a: os.stat_result, b: os.stat_result) -> bool:
+    """Whether two stats are of one file, unchanged: inode, size, mtime and ctime (a write or chmod moves it)."""
+    return (a.st_dev, a.st_ino, a.st_size, a.st_mtime_ns, a.st_ctime_ns, a.st_mode) == \
+        (b.st_dev, b.st_ino, b.st_size, b.st_mtime_ns, b.st_ctime_ns, b.st_mode)
 
 
 @attrs.frozen(kw_only=True)
@@ -456,7 +474,8 @@ def _fsync_dir(dir_fd: int | None, directory: str) -> None:
             os.close(fd)
 
 
-def atomic_write(path: str, data: bytes, *, mode: int | None = None, root: str | None = None) -> None:
+def atomic_write(path: str, data: bytes, *, mode: int | None = None, root: str | None = None,
+                 expect: os.stat_result | None = None) -> None:
     """Write ``data`` to ``path`` atomically: a temp file in the same directory, fsync, then ``os.replace``.
 
     An existing file keeps every mode bit (setuid, setgid and sticky included), its owner and group, and its
@@ -468,31 +487,52 @@ def atomic_write(path: str, data: bytes, *, mode: int | None = None, root: str |
     after that uses its descriptor, so a directory swapped for a symlink cannot redirect the write. Readers never
     see a half-written file.
 
+    With ``expect`` (the ``fstat`` of the file as it was read for a read-modify-write), the file must still be
+    that file, unchanged (inode, size, mtime, ctime, mode), when the write starts and again just before the
+    rename: a write by another process in between is not lost but refused with :class:`FileChangedError`.
+    (The rename itself cannot be made conditional: a write landing in the microseconds between the last check
+    and the rename is still replaced.)
+
     Raises:
         HardLinkError: ``path`` has more than one hard link (replacing it would silently break the link, and the
             other name may be outside the workspace).
         IsDirectoryError, SpecialFileError: ``path`` is not a regular file.
         PermissionError: The file could not be written in place, or its owner, group, mode or extended
             attributes could not be kept (nothing is written).
+        FileChangedError: The file is not ``expect`` any more.
         OSError: Anything else the OS refused; the old file is unchanged and no temporary file is left.
     """
     directory, name = os.path.split(path)
     directory = directory or "."
     dir_fd = open_dir(directory, root=root)
     try:
-        _write_at(dir_fd, directory, name, path, data, mode)
+        _write_at(dir_fd, directory, name, path, data, mode, expect)
     finally:
         if dir_fd is not None:
             os.close(dir_fd)
 
 
-def _write_at(dir_fd: int | None, directory: str, name: str, path: str, data: bytes, mode: int | None) -> None:
+def _check_unchanged(target: str, dir_fd: int | None, path: str, expect: os.stat_result | None) -> None:
+    if expect is None:
+        return
+    try:
+        now: os.stat_result | None = os.stat(target, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        now = None
+    if now is None or not _same_file(now, expect):
+        raise FileChangedError(path, now)
+
+
+def _write_at(dir_fd: int | None, directory: str, name: str, path: str, data: bytes, mode: int | None,
+              expect: os.stat_result | None = None) -> None:
     """:func:`atomic_write` once the directory is open."""
     target = _at(dir_fd, directory, name)
     try:
         existing: os.stat_result | None = os.stat(target, dir_fd=dir_fd, follow_symlinks=False)
     except FileNotFoundError:
         existing = None
+    if expect is not None and (existing is None or not _same_file(existing, expect)):
+        raise FileChangedError(path, existing)
     probe = None
     if existing is not None:
         if stat.S_ISLNK(existing.st_mode):
@@ -524,6 +564,7 @@ def _write_at(dir_fd: int | None, directory: str, name: str, path: str, data: by
                 elif mode is not None:
                     os.fchmod(handle.fileno(), mode)
                 os.fsync(handle.fileno())
+            _check_unchanged(target, dir_fd, path, expect)  # as late as can be: the temp file is ready
             os.replace(_at(dir_fd, directory, temp), target, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
         except BaseException:
             with contextlib.suppress(OSError):

@@ -22,12 +22,14 @@ forgiving what the ones before it forgive and one thing more:
 from __future__ import annotations
 
 import bisect
+import itertools
+import math
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import attrs
 
-__all__ = ["STRATEGIES", "Match", "Normalized", "find", "normalize", "strategy_names"]
+__all__ = ["STRATEGIES", "Match", "Normalized", "find", "normal_text", "normalize", "strategy_names"]
 
 STRATEGIES = ("line_endings", "unicode_quotes", "trailing_whitespace", "indentation", "whitespace")
 """The tolerant strategies, least tolerant first (``exact`` is always tried before them)."""
@@ -38,6 +40,7 @@ _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": 
 _LINE = re.compile(r"([^\r\n]*)(\r\n|\r|\n|$)")
 _HSPACE = " \t\f\v\u00a0"
 _WS_RUN = re.compile(r"\s+")
+_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 def strategy_names(tolerant: bool | Iterable[str]) -> tuple[str, ...]:
@@ -134,9 +137,29 @@ def normalize(text: str, strategy: str) -> Normalized:
     return out.build(quotes=level >= STRATEGIES.index("unicode_quotes"))
 
 
+_EDGE_SPACE = re.compile(f"(?m)^[{_HSPACE}]+|[{_HSPACE}]+$")
+_TRAILING_SPACE = re.compile(f"(?m)[{_HSPACE}]+$")
+
+
+def normal_text(text: str, strategy: str) -> str:
+    """``normalize(text, strategy).text``, computed without the map back to the original (much faster).
+
+    :func:`find` looks for the text to find in this first, and maps only when it is there.
+    """
+    if strategy == "whitespace":
+        return _WS_RUN.sub(" ", text).translate(_QUOTES)
+    level = STRATEGIES.index(strategy)
+    out = text.replace("\r\n", "\n").replace("\r", "\n")
+    if level >= STRATEGIES.index("indentation"):
+        out = _EDGE_SPACE.sub("", out)
+    elif level >= STRATEGIES.index("trailing_whitespace"):
+        out = _TRAILING_SPACE.sub("", out)
+    return out.translate(_QUOTES) if level >= STRATEGIES.index("unicode_quotes") else out
+
+
 def _needle(old: str, strategy: str) -> str:
     """``old`` in the normal form of ``strategy``, as a needle (``whitespace`` also strips it)."""
-    needle = normalize(old, strategy).text
+    needle = normal_text(old, strategy)
     return needle.strip(" ") if strategy == "whitespace" else needle
 
 
@@ -161,23 +184,104 @@ def _first_indented(text: str) -> str | None:
     return None
 
 
-def _reindent(new: str, old_base: str, file_base: str) -> str:
-    """Shift every non-blank line of ``new`` from ``old_base`` indentation to ``file_base``."""
-    same_char = len(set(old_base + file_base)) <= 1
-    char = (old_base + file_base)[:1] or " "
+def _unit(indents: Iterable[str]) -> str | None:
+    """The indentation unit of these indentations: a tab, or the common step between space indents."""
+    tabs = spaces = 0
+    widths = set()
+    for indent in indents:
+        if "\t" in indent and set(indent) == {"\t"}:
+            tabs += 1
+        elif set(indent) <= {" "}:
+            spaces += bool(indent)
+            widths.add(len(indent))
+    if tabs > spaces:
+        return "\t"
+    ordered = sorted(widths)
+    step = 0
+    for low, high in itertools.pairwise(ordered):
+        step = math.gcd(step, high - low)
+    return " " * step if step else None
+
+
+def _levels(indent: str, unit: str) -> int | None:
+    """How many ``unit``s ``indent`` is (None when it is not whole units)."""
+    count, rest = divmod(len(indent), len(unit))
+    return count if not rest and indent == unit * count else None
+
+
+def _file_unit(text: str) -> str | None:
+    """The file's own indentation unit: its most common indent step between consecutive lines."""
+    steps: dict[str, int] = {}
+    previous = ""
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        indent = _indent(line)
+        if indent.startswith(previous) and len(indent) > len(previous) and len(set(indent[len(previous):])) == 1:
+            step = indent[len(previous):]
+            steps[step] = steps.get(step, 0) + 1
+        previous = indent
+    return max(steps, key=lambda k: (steps[k], -len(k))) if steps else None
+
+
+def _reindent(new: str, old: str, span: str, file_unit: Callable[[], str | None]) -> str:
+    """``new`` (written with ``old``'s indentation) re-indented as the matched ``span`` is.
+
+    Each indentation of ``old`` maps to the file's indentation on the matching line of ``span`` (the strategy
+    matched them line for line); an indentation of ``new`` that ``old`` lacks is counted in ``old``'s unit
+    (tabs, or its spaces step) from ``old``'s first indented line and written in the file's unit, so tabs stay
+    tabs and spaces spaces. A line that cannot be measured so is shifted by the difference of the first lines.
+    """
+    old_lines, span_lines = old.split("\n"), span.split("\n")
+    mapping: dict[str, str] = {}
+    for old_line, span_line in zip(old_lines, span_lines, strict=False):
+        if old_line.strip() and span_line.strip():
+            mapping.setdefault(_indent(old_line), _indent(span_line))
+    if not mapping:
+        return new
+    old_base = _first_indented(old) or ""
+    file_base = mapping.get(old_base, _first_indented(span) or "")
+    new_lines = new.split("\n")
+    old_unit = _unit(_indent(line) for line in old_lines + new_lines if line.strip())
+    unit = _unit(mapping.values()) if len(set(mapping.values())) > 1 else None
     lines = []
-    for line in new.split("\n"):
+    for line in new_lines:
         indent = _indent(line)
         if not line.strip():
             lines.append(line)
-        elif same_char and set(indent) <= {char}:
-            width = max(0, len(indent) + len(file_base) - len(old_base))
-            lines.append(char * width + line[len(indent):])
-        elif indent.startswith(old_base):
-            lines.append(file_base + line[len(old_base):])
-        else:
-            lines.append(line)
+            continue
+        mapped = mapping.get(indent)
+        if mapped is None and old_unit is not None:
+            unit = unit or file_unit() or (_first_indented(span) or "")[:1] or None
+            if unit is not None:
+                mapped = _shifted(indent, old_base, file_base, old_unit, unit)
+        if mapped is None:
+            mapped = _offset(indent, old_base, file_base)
+        lines.append(mapped + line[len(indent):])
     return "\n".join(lines)
+
+
+def _shifted(indent: str, old_base: str, file_base: str, old_unit: str, file_unit: str) -> str | None:
+    """``indent`` moved from ``old_base`` to ``file_base``, counted in units (None when not whole units)."""
+    level, base = _levels(indent, old_unit), _levels(old_base, old_unit)
+    if level is None or base is None:
+        return None
+    delta = level - base
+    if delta >= 0:
+        return file_base + file_unit * delta
+    cut = file_unit * -delta
+    return file_base[: len(file_base) - len(cut)] if file_base.endswith(cut) else None
+
+
+def _offset(indent: str, old_base: str, file_base: str) -> str:
+    """``indent`` shifted by the difference between ``old_base`` and ``file_base`` (same character), or rebased."""
+    same_char = len(set(old_base + file_base)) <= 1
+    char = (old_base + file_base)[:1] or " "
+    if same_char and set(indent) <= {char}:
+        return char * max(0, len(indent) + len(file_base) - len(old_base))
+    if indent.startswith(old_base):
+        return file_base + indent[len(old_base):]
+    return indent
 
 
 def _line_start(text: str, pos: int) -> int:
@@ -191,24 +295,44 @@ def _newlines_like(new: str, span: str, fallback: str) -> str:
     return plain if style == "\n" else plain.replace("\n", style)
 
 
-def _adapt(new: str, old: str, span: str, strategy: str) -> str:
-    """``new`` fitted to the matched ``span``.
+def _adapt(new: str, old: str, span: str, strategy: str, file_unit: Callable[[], str | None]) -> str:
+    """``new`` fitted to the matched ``span`` of ``text``.
 
     Re-indented (``indentation``), or without the leading and trailing whitespace that ``old`` had and the match
     left out (``whitespace``).
     """
     if strategy == "indentation":
-        old_base = _first_indented(_plain(old))
-        file_base = _first_indented(_plain(span))
-        if old_base is not None and file_base is not None and old_base != file_base:
-            return _reindent(_plain(new), old_base, file_base)
-    elif strategy == "whitespace":
+        return _reindent(_plain(new), _plain(old), _plain(span), file_unit)
+    if strategy == "whitespace":
         lead, trail = old[: len(old) - len(old.lstrip())], old[len(old.rstrip()):]
         if lead and new.startswith(lead):
             new = new[len(lead):]
         if trail and new.endswith(trail):
             new = new[: len(new) - len(trail)]
     return new
+
+
+def _keep_untouched(adapted: str, old: str, new: str, span: str) -> str:
+    """``adapted`` with the lines the edit leaves alone taken back from the file.
+
+    The lines ``new`` shares with ``old`` at its start and at its end are the file's lines the model did not
+    mean to change: they keep the file's own bytes (its trailing whitespace, typographic quotes, indentation).
+    The other strategies match line for line, so ``old``'s lines are ``span``'s lines.
+    """
+    old_lines, new_lines = _plain(old).split("\n"), _plain(new).split("\n")
+    span_lines, out = _BREAK.split(span), _plain(adapted).split("\n")
+    if len(old_lines) != len(span_lines) or len(out) != len(new_lines):  # pragma: no cover - line for line
+        return adapted
+    limit = min(len(old_lines), len(new_lines))
+    head = 0
+    while head < limit and old_lines[head] == new_lines[head]:
+        out[head] = span_lines[head]
+        head += 1
+    tail = 1
+    while tail <= limit - head and old_lines[-tail] == new_lines[-tail]:
+        out[-tail] = span_lines[-tail]
+        tail += 1
+    return "\n".join(out)
 
 
 def _plain(text: str) -> str:
@@ -228,7 +352,16 @@ def find(text: str, old: str, new: str, strategy: str, *, newline: str = "\n") -
     needle = _needle(old, strategy)
     if not needle.strip():
         return []  # a text of only whitespace matches nothing tolerantly
+    if needle not in normal_text(text, strategy):
+        return []  # the common case, decided without mapping every character back
     hay = normalize(text, strategy)
+    units: list[str | None] = []
+
+    def file_unit() -> str | None:  # the whole file's unit, measured once and only when a match needs it
+        if not units:
+            units.append(_file_unit(text))
+        return units[0]
+
     matches = []
     at = hay.text.find(needle)
     while at != -1:
@@ -239,7 +372,10 @@ def find(text: str, old: str, new: str, strategy: str, *, newline: str = "\n") -
         if strategy == "indentation":
             start = _line_start(text, start)
         span = text[start:end]
-        replacement = _newlines_like(_adapt(new, old, span, strategy), span, newline)
+        adapted = _adapt(new, old, span, strategy, file_unit)
+        if strategy != "whitespace":
+            adapted = _keep_untouched(adapted, old, new, span)
+        replacement = _newlines_like(adapted, span, newline)
         matches.append(Match(start=start, end=end, replacement=replacement))
         at = hay.text.find(needle, at + len(needle))
     return matches

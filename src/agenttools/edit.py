@@ -1,7 +1,8 @@
 """The edit family: literal text replacement that changes only the edited spans.
 
 The replacement is literal (no regex, no ``$`` patterns). The file keeps its encoding, BOM, line endings, final
-newline, tabs and mode: in a CRLF file, a ``\\n`` in ``old``/``new`` stands for the file's ``\\r\\n``.
+newline, tabs and mode: in a CRLF file, a ``\\n`` in ``old``/``new`` stands for the file's ``\\r\\n`` (in an all-CR
+file, for its ``\\r``).
 
 Every edit also takes:
 
@@ -21,10 +22,10 @@ text; :func:`write_text` is a whole-file write with the same dry run and guard; 
 
 from __future__ import annotations
 
-import hashlib
+import codecs
 import os
 import stat
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -34,6 +35,7 @@ from agenttools import _notebook, _tolerant
 from agenttools._diff import diff_hunks, unified_diff
 from agenttools._display import MarkdownRepr
 from agenttools._text import (
+    FileChangedError,
     TextFormat,
     atomic_write,
     decode,
@@ -44,10 +46,12 @@ from agenttools._text import (
     open_file,
     path_lock,
     read_limited,
+    sniff_format,
 )
 from agenttools.errors import (
     AlreadyExistsError,
     EditError,
+    EncodingError,
     FileTooLargeError,
     IsDirectoryError,
     MatchCountError,
@@ -87,6 +91,12 @@ STRATEGIES: tuple[str, ...] = _tolerant.STRATEGIES
 _T = TypeVar("_T")
 
 
+def _sha256(data: bytes) -> str:
+    import hashlib  # loaded by the first version taken, not by every toolset's start-up
+
+    return hashlib.sha256(data).hexdigest()
+
+
 @attrs.frozen(kw_only=True)
 class FileVersion:
     """Which version of a file a model read: the SHA-256 of its bytes, and its mtime and size.
@@ -110,7 +120,7 @@ class FileVersion:
     @classmethod
     def of(cls, data: bytes, st: os.stat_result | None = None) -> FileVersion:
         """The version of a file holding ``data`` (with mtime and size from ``st`` when given)."""
-        return cls(sha256=hashlib.sha256(data).hexdigest(), mtime_ns=None if st is None else st.st_mtime_ns,
+        return cls(sha256=_sha256(data), mtime_ns=None if st is None else st.st_mtime_ns,
                    size=len(data))
 
     @classmethod
@@ -118,16 +128,19 @@ class FileVersion:
         """A version from its token: ``sha256:<hex>``, a bare 64-digit hex hash, or ``stat:<mtime_ns>:<size>``.
 
         Raises:
+            TypeError: Neither a string nor a :class:`FileVersion`.
             ValueError: Not a version token.
         """
         if isinstance(token, FileVersion):
             return token
+        if not isinstance(token, str):
+            raise TypeError(f"a file version is a FileVersion or its token string, not {type(token).__name__}")
         text = token.strip()
-        digest = text.removeprefix("sha256:").lower()
+        digest = text.lower().removeprefix("sha256:")
         if len(digest) == 64 and all(c in "0123456789abcdef" for c in digest):
             return cls(sha256=digest)
-        parts = text.split(":")
-        if len(parts) == 3 and parts[0] == "stat" and parts[1].isdigit() and parts[2].isdigit():
+        parts = text.lower().split(":")
+        if len(parts) == 3 and parts[0] == "stat" and all(p.isascii() and p.isdigit() for p in parts[1:]):
             return cls(mtime_ns=int(parts[1]), size=int(parts[2]))
         raise ValueError(f"not a file version: {token!r} (expected sha256:<64 hex digits> or "
                          "stat:<mtime_ns>:<size>)")
@@ -156,7 +169,7 @@ class FileVersion:
         if data is None or st is None:
             raise StaleFileError(path=path, expected=self.token, actual=None)
         if self.sha256 is not None:
-            digest = hashlib.sha256(data).hexdigest()
+            digest = _sha256(data)
             if digest != self.sha256:
                 raise StaleFileError(path=path, expected=self.token, actual=f"sha256:{digest}")
         elif (st.st_mtime_ns, len(data)) != (self.mtime_ns, self.size):
@@ -174,22 +187,36 @@ class Edit:
     expected: int | None = 1
     """The number of occurrences required (None: any number above zero; all are replaced)."""
 
+    def __attrs_post_init__(self) -> None:
+        if not isinstance(self.old, str) or not isinstance(self.new, str):
+            raise TypeError(f"an edit's old and new texts must be strings, not {type(self.old).__name__} and "
+                            f"{type(self.new).__name__}")
+        if self.expected is not None and (isinstance(self.expected, bool) or not isinstance(self.expected, int)):
+            raise TypeError(f"an edit's expected count must be an integer or None, not {self.expected!r}")
+        if self.expected is not None and self.expected < 1:
+            raise ValueError(f"an edit's expected count must be at least 1, not {self.expected}")
+
     @classmethod
     def coerce(cls, value: Edit | Mapping[str, Any] | Sequence[str]) -> Edit:
         """An :class:`Edit` from itself, ``(old, new)``, or a mapping.
 
         A mapping has ``old``/``new`` (or ``oldText``/``newText``, ``old_string``/``new_string``,
-        ``old_str``/``new_str``) and an optional ``expected`` or ``replace_all``.
+        ``old_str``/``new_str``; both are required: a missing new text is not taken as a deletion) and an optional
+        ``expected`` or ``replace_all``.
 
         Raises:
-            TypeError: Anything else.
+            TypeError: Anything else, a mapping without both texts, or an ``expected`` that is not an integer.
+            ValueError: An ``expected`` below 1.
         """
         if isinstance(value, Edit):
             return value
         if isinstance(value, Mapping):
             old = next((value[k] for k in ("old", "oldText", "old_string", "old_str") if k in value), None)
-            new = next((value[k] for k in ("new", "newText", "new_string", "new_str") if k in value), "")
+            new = next((value[k] for k in ("new", "newText", "new_string", "new_str") if k in value), None)
             expected = value.get("expected", None if value.get("replace_all") else 1)
+            if isinstance(old, str) and new is None:
+                raise TypeError(f"edit {value!r} has no new text (give new, newText, new_string or new_str; "
+                                "an empty string deletes)")
             if isinstance(old, str) and isinstance(new, str):
                 return cls(old=old, new=new, expected=expected)
         elif isinstance(value, Sequence) and not isinstance(value, str) and len(value) == 2 and \
@@ -306,17 +333,30 @@ def file_version(ws: Workspace, path: str | os.PathLike[str], *, max_size: int |
     return FileVersion.of(*opened)
 
 
-def _diff_for(ws: Workspace, real: Path, before: str | None, after: str | None) -> str:
-    return unified_diff(before, after, ws.relative(real))
+def _diff_for(ws: Workspace, real: Path, before: str | None, after: str | None, fmt: TextFormat) -> str:
+    """The diff of an edit; a UTF-8 byte-order mark is part of the first line, as ``patch`` sees it."""
+    bom = "\ufeff" if fmt.bom == codecs.BOM_UTF8 else ""
+    return unified_diff(None if before is None else bom + before, None if after is None else bom + after,
+                        ws.relative(real))
 
 
-def _start_lines(text: str, needle: str) -> tuple[int, ...]:
-    lines = []
-    start = text.find(needle)
-    while start != -1 and needle:
-        lines.append(text.count("\n", 0, start) + 1)
-        start = text.find(needle, start + len(needle))
+def _line_numbers(text: str, starts: Iterable[int]) -> tuple[int, ...]:
+    """The 1-based line of each position of ``starts`` (ascending), counted in one pass over ``text``."""
+    lines, line, pos = [], 1, 0
+    newline = "\r" if "\n" not in text else "\n"  # lines of an all-CR file end with \r
+    for start in starts:
+        line += text.count(newline, pos, start)
+        pos = start
+        lines.append(line)
     return tuple(lines)
+
+
+def _starts(text: str, needle: str) -> Iterator[int]:
+    """Where each non-overlapping occurrence of ``needle`` starts, left to right."""
+    start = text.find(needle) if needle else -1
+    while start != -1:
+        yield start
+        start = text.find(needle, start + len(needle))
 
 
 def _as_crlf(text: str) -> str:
@@ -347,23 +387,27 @@ def _locate(text: str, old: str, new: str, *, path: str, expected: int | None, f
             replacement = new if "\r" in new else _as_crlf(new)
     if "\r" not in new and "\n" in new and "\r\n" in text and text.count("\n") == text.count("\r\n"):
         replacement = _as_crlf(new)  # an all-CRLF file stays all-CRLF whatever the edit spans
+    if "\r" in text and "\n" not in text:  # an all-CR file (classic Mac OS): there a \n stands for \r
+        if "\n" in old and "\r" not in old:
+            needle = old.replace("\n", "\r")
+        if "\n" in new and "\r" not in new:
+            replacement = new.replace("\n", "\r")
     found = count_occurrences(text, needle)
     index = 0 if edit is None else edit
     if found:
-        lines = _start_lines(text, needle)
+        starts = list(_starts(text, needle))
+        lines = _line_numbers(text, starts)
         if expected is not None and found != expected:
             raise MatchCountError(path=path, expected=expected, found=found, lines=lines, edit=edit)
-        spans, at = [], text.find(needle)
-        for _ in range(1 if first_only else found):
-            spans.append(_Span(start=at, end=at + len(needle), replacement=replacement, edit=index))
-            at = text.find(needle, at + len(needle))
+        spans = [_Span(start=at, end=at + len(needle), replacement=replacement, edit=index)
+                 for at in starts[: 1 if first_only else found]]
         return spans, AppliedEdit(occurrences=len(spans), lines=lines[: len(spans)])
     newline = newline_style(text)
     for strategy in strategies:
         matches = _tolerant.find(text, old, new, strategy, newline=newline)
         if not matches:
             continue
-        lines = tuple(text.count("\n", 0, m.start) + 1 for m in matches)
+        lines = _line_numbers(text, (m.start for m in matches))
         if expected is not None and len(matches) != expected:
             raise MatchCountError(path=path, expected=expected, found=len(matches), lines=lines, edit=edit,
                                   strategy=strategy)
@@ -438,10 +482,28 @@ def _modify(ws: Workspace, real: Path, limit: int, compute: Callable[[str], tupl
         if dry_run:
             version = FileVersion.of(data, st)
         else:
-            atomic_write(text_path, encoded, root=ws.root_of(text_path))
+            _write_unchanged(ws, text_path, encoded, data, st, expected)
             version = _version_now(text_path, encoded)
-        diff = _diff_for(ws, real, text, updated) if dry_run or show_diff else None
+        diff = _diff_for(ws, real, text, updated, fmt) if dry_run or show_diff else None
         return _Change(before=text, after=updated, format=fmt, version=version, diff=diff), info
+
+
+def _write_unchanged(ws: Workspace, text_path: str, encoded: bytes, read: bytes, st: os.stat_result,
+                     expected: FileVersion | None) -> None:
+    """Write ``encoded`` over the file read as ``read`` (``st``), unless another process changed it since.
+
+    The lock serialises this process's edits; a write by anyone else between the read and the rename is caught
+    by :func:`atomic_write`'s ``expect`` and refused rather than overwritten.
+
+    Raises:
+        StaleFileError: The file changed (or went) after it was read.
+    """
+    try:
+        atomic_write(text_path, encoded, root=ws.root_of(text_path), expect=st)
+    except FileChangedError as exc:
+        token = (expected or FileVersion.of(read, st)).token
+        now = None if exc.now is None else f"stat:{exc.now.st_mtime_ns}:{exc.now.st_size}"
+        raise StaleFileError(path=text_path, expected=token, actual=now) from None
 
 
 def _version_now(text_path: str, data: bytes) -> FileVersion:
@@ -650,7 +712,7 @@ def _create_locked(ws: Workspace, real: Path, new: str, *, create: bool, keep_te
     if not dry_run:
         _make_parents(ws, real)
         _write_checked(ws, text_path, data, limit)
-    diff = _diff_for(ws, real, None, new) if dry_run or show_diff else None
+    diff = _diff_for(ws, real, None, new, fmt) if dry_run or show_diff else None
     return EditResult(path=real, occurrences=0, created=True, lines=(), format=fmt,
                       before="" if keep_text else None, after=new if keep_text else None, dry_run=dry_run,
                       diff=diff, version=None if dry_run else _version_now(text_path, data))
@@ -699,10 +761,21 @@ def write_text(
             data = encode(_like_file(content, fmt), fmt, path=text_path)
             if len(data) > limit:
                 raise FileTooLargeError(path=text_path, size=len(data), limit=limit)
-            diff = _diff_for(ws, real, before, _like_file(content, fmt))
+            diff = _diff_for(ws, real, before, _like_file(content, fmt), fmt)
             if dry_run:
                 return EditResult(path=real, occurrences=0, created=opened is None, lines=(), format=fmt,
                                   dry_run=True, diff=diff, version=None if opened is None else FileVersion.of(*opened))
+        if expected is not None and opened is not None:  # checked again at the rename: nobody wrote since
+            try:
+                fmt = sniff_format(opened[0], complete=True, path=text_path)
+            except EncodingError:
+                fmt = TextFormat(encoding="utf-8")
+            data = encode(_like_file(content, fmt), fmt, path=text_path)
+            if len(data) > limit:
+                raise FileTooLargeError(path=text_path, size=len(data), limit=limit)
+            _write_unchanged(ws, text_path, data, *opened, expected)
+            return EditResult(path=real, occurrences=0, created=False, lines=(), format=fmt, diff=diff,
+                              version=_version_now(text_path, data))
         written = files._write_locked(ws, real, content, keep_format=True, create_parents=create_parents,
                                       new_file_mode=new_file_mode, new_dir_mode=None, limit=limit)
         data = encode(_like_file(content, written.format), written.format, path=text_path)
