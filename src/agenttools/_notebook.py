@@ -10,8 +10,8 @@ style nbformat itself writes being the usual one (``indent=1``, sorted keys, a s
 from __future__ import annotations
 
 import json
+import os
 import re
-import uuid
 from typing import Any
 
 import attrs
@@ -272,7 +272,7 @@ def insert_cell(text: str, source: str, *, index: int | None, after_id: str | No
     if with_ids:
         new_id = cell_id
         while new_id is None or new_id in ids:
-            new_id = uuid.uuid4().hex[:8]
+            new_id = os.urandom(4).hex()
         cell["id"] = new_id
     cell["metadata"] = {}
     if cell_type == "code":

@@ -27,13 +27,13 @@ import os
 import stat
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import attrs
 
-from agenttools import _notebook, _tolerant
 from agenttools._diff import diff_hunks, unified_diff
 from agenttools._display import MarkdownRepr
+from agenttools._lazy import lazy_module
 from agenttools._text import (
     FileChangedError,
     TextFormat,
@@ -85,15 +85,27 @@ __all__ = [
     "write_text",
 ]
 
-STRATEGIES: tuple[str, ...] = _tolerant.STRATEGIES
-"""The tolerant matching strategies, least tolerant first; ``exact`` is always tried before them."""
+if TYPE_CHECKING:
+    import hashlib
+
+    from agenttools import _notebook, _tolerant
+    from agenttools._tolerant import STRATEGIES
+else:  # loaded by the first version taken, tolerant match or notebook edit, not by every toolset's start-up
+    hashlib = lazy_module("hashlib")
+    _notebook = lazy_module("agenttools._notebook")
+    _tolerant = lazy_module("agenttools._tolerant")
 
 _T = TypeVar("_T")
 
 
-def _sha256(data: bytes) -> str:
-    import hashlib  # loaded by the first version taken, not by every toolset's start-up
+def __getattr__(name: str) -> Any:
+    """``STRATEGIES``: the tolerant matching strategies, least tolerant first (``exact`` is always tried before)."""
+    if name == "STRATEGIES":
+        return _tolerant.STRATEGIES
+    raise AttributeError(f"module 'agenttools.edit' has no attribute {name!r}")
 
+
+def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
@@ -442,7 +454,7 @@ def _strategies(tolerant: bool | Iterable[str]) -> tuple[str, ...]:
 
 
 def _most_tolerant(applied: Iterable[AppliedEdit]) -> str:
-    order = ("exact", *STRATEGIES)
+    order = ("exact", *_tolerant.STRATEGIES)
     return max((a.strategy for a in applied), key=order.index, default="exact")
 
 

@@ -82,7 +82,7 @@ def test_a_gemini_listing_loads_no_backend_logging_difflib_or_secrets(tmp_path):
     """What only a search, a logged failure or a misspelled option needs stays out of a listing's process."""
     (tmp_path / "a.txt").write_text("hi\n")
     heavy = ["agenttools.search.rg", "agenttools.search.python", "logging", "difflib", "secrets", "hashlib",
-             "dataclasses"]
+             "dataclasses", "uuid", "agenttools._tolerant", "agenttools._notebook"]
     states = _loaded_after(f"""
         import agenttools
         with agenttools.toolset("gemini", root={str(tmp_path)!r}) as reg:
