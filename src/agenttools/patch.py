@@ -16,17 +16,18 @@ from __future__ import annotations
 import contextlib
 import difflib
 import errno
+import itertools
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Literal
 
 import attrs
 
 from agenttools._display import MarkdownRepr
-from agenttools._text import atomic_write, make_dirs_beneath, open_dir, read_checked
-from agenttools.errors import AgentToolsError, EditError, NotFoundError
+from agenttools._text import atomic_write, file_kind, make_dirs_beneath, open_dir, read_checked
+from agenttools.errors import AgentToolsError, EditError, IsDirectoryError, SpecialFileError
 from agenttools.workspace import Workspace
 
 __all__ = ["AddFile", "Chunk", "DeleteFile", "FileChange", "Hunk", "PatchError", "PatchParseError", "PatchResult",
@@ -209,94 +210,96 @@ def parse_patch(text: str) -> tuple[Hunk, ...]:
     """
     lines = _lines(_trim(text))
     try:
-        body = _boundaries(lines)
+        begin, end = _boundaries(lines, 0, len(lines))
     except PatchParseError:
         if (len(lines) >= 4 and lines[0] in ("<<EOF", "<<'EOF'", '<<"EOF"') and lines[-1].endswith("EOF")):
-            body = _boundaries(lines[1:-1])
+            begin, end = _boundaries(lines, 1, len(lines) - 1)
         else:
             raise
+    # Every step below moves an index through ``lines``: no slice of the rest of the patch is ever copied, so a
+    # patch of many hunks or sections parses in linear time.
     hunks: list[Hunk] = []
-    line_number = 2
-    while body:
-        hunk, used = _parse_hunk(body, line_number)
+    position = begin
+    while position < end:
+        hunk, position = _parse_hunk(lines, position, end, 2 + position - begin)
         hunks.append(hunk)
-        line_number += used
-        body = body[used:]
     return tuple(hunks)
 
 
-def _boundaries(lines: list[str]) -> list[str]:
-    """The lines between ``*** Begin Patch`` and the first ``*** End Patch``, or the reference's error.
+def _boundaries(lines: list[str], first: int, stop: int) -> tuple[int, int]:
+    """Where the hunks are: ``(begin, end)`` of the lines inside the patch markers, or the reference's error.
 
+    ``*** Begin Patch`` must be at ``first``; the hunks end at the first ``*** End Patch`` before ``stop``.
     Only blank lines and more end markers may follow the first end marker.
     """
-    if not lines or _trim(lines[0]) != BEGIN:
-        if lines:
+    if first >= stop or _trim(lines[first]) != BEGIN:
+        if first < stop:
             raise PatchParseError("The first line of the patch must be '*** Begin Patch'")
         raise PatchParseError("The last line of the patch must be '*** End Patch'")
-    for index in range(1, len(lines)):
+    for index in range(first + 1, stop):
         if _trim(lines[index]) == END:
-            if all(_trim(line) in ("", END) for line in lines[index + 1:]):
-                return lines[1:index]
+            if all(_trim(lines[k]) in ("", END) for k in range(index + 1, stop)):
+                return first + 1, index
             break
     raise PatchParseError("The last line of the patch must be '*** End Patch'")
 
 
-def _parse_hunk(lines: list[str], line_number: int) -> tuple[Hunk, int]:
-    first = _trim(lines[0])
+def _parse_hunk(lines: list[str], position: int, end: int, line_number: int) -> tuple[Hunk, int]:
+    """The hunk starting at ``lines[position]`` and the index after it."""
+    first = _trim(lines[position])
     if first.startswith(ADD):
         contents = []
-        for line in lines[1:]:
-            if not line.startswith("+"):
-                break
-            contents.append(line[1:] + "\n")
-        return AddFile(path=first[len(ADD):], contents="".join(contents)), 1 + len(contents)
+        index = position + 1
+        while index < end and lines[index].startswith("+"):
+            contents.append(lines[index][1:] + "\n")
+            index += 1
+        return AddFile(path=first[len(ADD):], contents="".join(contents)), index
     if first.startswith(DELETE):
-        return DeleteFile(path=first[len(DELETE):]), 1
+        return DeleteFile(path=first[len(DELETE):]), position + 1
     if first.startswith(UPDATE):
         path = first[len(UPDATE):]
-        rest = lines[1:]
-        used = 1
+        index = position + 1
         move_to = None
-        if rest and rest[0].startswith(MOVE):
-            move_to = rest[0][len(MOVE):]
-            rest = rest[1:]
-            used += 1
+        if index < end and lines[index].startswith(MOVE):
+            move_to = lines[index][len(MOVE):]
+            index += 1
         chunks: list[Chunk] = []
-        while rest:
-            if not _trim(rest[0]):
-                used += 1
-                rest = rest[1:]
+        while index < end:
+            if not _trim(lines[index]):
+                index += 1
                 continue
-            if rest[0].startswith("*"):
+            if lines[index].startswith("*"):
                 break
-            chunk, taken = _parse_chunk(rest, line_number + used, allow_missing_context=not chunks)
+            chunk, index = _parse_chunk(lines, index, end, line_number + index - position,
+                                        allow_missing_context=not chunks)
             chunks.append(chunk)
-            used += taken
-            rest = rest[taken:]
         if not chunks:
             raise PatchParseError(f"Update file hunk for path '{path}' is empty", line=line_number)
-        return UpdateFile(path=path, move_to=move_to, chunks=tuple(chunks)), used
+        return UpdateFile(path=path, move_to=move_to, chunks=tuple(chunks)), index
     raise PatchParseError(f"'{first}' is not a valid hunk header. Valid hunk headers: '*** Add File: {{path}}', "
                           "'*** Delete File: {path}', '*** Update File: {path}'", line=line_number)
 
 
-def _parse_chunk(lines: list[str], line_number: int, *, allow_missing_context: bool) -> tuple[Chunk, int]:
-    if lines[0] == EMPTY_CONTEXT:
+def _parse_chunk(lines: list[str], position: int, end: int, line_number: int,
+                 *, allow_missing_context: bool) -> tuple[Chunk, int]:
+    """The section starting at ``lines[position]`` and the index after it."""
+    head = lines[position]
+    if head == EMPTY_CONTEXT:
         context, start = None, 1
-    elif lines[0].startswith(CONTEXT):
-        context, start = lines[0][len(CONTEXT):], 1
+    elif head.startswith(CONTEXT):
+        context, start = head[len(CONTEXT):], 1
     elif allow_missing_context:
         context, start = None, 0
     else:
-        raise PatchParseError(f"Expected update hunk to start with a @@ context marker, got: '{lines[0]}'",
+        raise PatchParseError(f"Expected update hunk to start with a @@ context marker, got: '{head}'",
                               line=line_number)
-    if start >= len(lines):
+    if position + start >= end:
         raise PatchParseError("Update hunk does not contain any lines", line=line_number + 1)
     body: list[tuple[Literal[" ", "-", "+"], str]] = []
     end_of_file = False
     parsed = 0
-    for line in lines[start:]:
+    for index in range(position + start, end):
+        line = lines[index]
         if line == EOF:
             if parsed == 0:
                 raise PatchParseError("Update hunk does not contain any lines", line=line_number + 1)
@@ -314,30 +317,44 @@ def _parse_chunk(lines: list[str], line_number: int, *, allow_missing_context: b
                                       line=line_number + start)
             break  # the next section starts here
         parsed += 1
-    return Chunk(context=context, lines=tuple(body), end_of_file=end_of_file), parsed + start
+    return Chunk(context=context, lines=tuple(body), end_of_file=end_of_file), position + start + parsed
 
 
 def operation_patch(operation: dict[str, object]) -> str:
     """The V4A patch of one Responses ``apply_patch_call`` operation.
 
-    ``create_file`` and ``update_file`` carry a ``path`` and a V4A ``diff``; ``delete_file`` only a ``path``.
+    ``create_file`` and ``update_file`` carry a ``path`` and a V4A ``diff``; ``delete_file`` only a ``path``. The
+    patch must come out as that one operation on that one path: a path of several lines, or a diff holding patch
+    headers of its own (``*** Delete File: other``, ``*** Move to: ...``, ``*** End Patch``), would smuggle other
+    changes into it and is refused.
 
     Raises:
-        PatchParseError: Not an operation (an unknown ``type``, no ``path``, no ``diff``).
+        PatchParseError: Not an operation (an unknown ``type``, no ``path``, no ``diff``), or its diff is
+            malformed or would change more than its own path.
     """
     kind, path, diff = operation.get("type"), operation.get("path"), operation.get("diff")
     if not isinstance(path, str):
         raise PatchParseError("the operation has no path")
+    if kind not in ("create_file", "update_file", "delete_file"):
+        raise PatchParseError(f"unknown operation type {kind!r}: use create_file, update_file or delete_file")
+    if "\n" in path or "\r" in path:
+        raise PatchParseError(f"the {kind} operation's path must be one line, got {path!r}")
     if kind == "delete_file":
-        return f"{BEGIN}\n{DELETE}{path}\n{END}\n"
-    if not isinstance(diff, str):
-        raise PatchParseError(f"the {kind} operation has no diff")
-    body = diff if diff.endswith("\n") or not diff else diff + "\n"
-    if kind == "create_file":
-        return f"{BEGIN}\n{ADD}{path}\n{body}{END}\n"
-    if kind == "update_file":
-        return f"{BEGIN}\n{UPDATE}{path}\n{body}{END}\n"
-    raise PatchParseError(f"unknown operation type {kind!r}: use create_file, update_file or delete_file")
+        patch = f"{BEGIN}\n{DELETE}{path}\n{END}\n"
+        expected: type[Hunk] = DeleteFile
+    else:
+        if not isinstance(diff, str):
+            raise PatchParseError(f"the {kind} operation has no diff")
+        body = diff if diff.endswith("\n") or not diff else diff + "\n"
+        header, expected = (ADD, AddFile) if kind == "create_file" else (UPDATE, UpdateFile)
+        patch = f"{BEGIN}\n{header}{path}\n{body}{END}\n"
+    hunks = parse_patch(patch)
+    if (len(hunks) != 1 or not isinstance(hunks[0], expected) or hunks[0].path != path
+            or (isinstance(hunks[0], UpdateFile) and hunks[0].move_to is not None)):
+        raise PatchParseError(f"the {kind} operation may only change {path!r}: its diff must not hold patch "
+                              "headers ('*** Add File', '*** Update File', '*** Delete File', '*** Move to', "
+                              "'*** End Patch')")
+    return patch
 
 
 # ---------------------------------------------------------------------------------------------------------- match
@@ -347,46 +364,109 @@ def seek_sequence(lines: Sequence[str], pattern: Sequence[str], start: int, eof:
 
     Passes of decreasing strictness: exact, then ignoring trailing whitespace, then ignoring surrounding
     whitespace, then also reading typographic dashes, quotes and spaces as ASCII. With ``eof`` the search starts
-    where the pattern would end the file.
+    where the pattern would end the file. Each pass takes time linear in the lines searched plus the pattern
+    (the reference compares the whole pattern at every position: quadratic on repetitive files).
     """
-    if not pattern:
-        return start
-    if len(pattern) > len(lines):
+    return _Seeker(lines).seek(pattern, start, eof)
+
+
+_PASSES: tuple[Callable[[str], str], ...] = (
+    lambda s: s.rstrip(_WHITESPACE), _trim, lambda s: _trim(s).translate(_PUNCTUATION))
+"""The normalisations of the passes after the exact one."""
+
+
+class _Seeker:
+    """:func:`seek_sequence` over one file, its lines normalised once per pass for all of a patch's sections."""
+
+    def __init__(self, lines: Sequence[str]) -> None:
+        self.lines = lines
+        self._normalised: list[list[str] | None] = [None] * len(_PASSES)
+
+    def _pass(self, number: int) -> Sequence[str]:
+        if number == 0:
+            return self.lines
+        found = self._normalised[number - 1]
+        if found is None:
+            found = self._normalised[number - 1] = list(map(_PASSES[number - 1], self.lines))
+        return found
+
+    def seek(self, pattern: Sequence[str], start: int, eof: bool) -> int | None:
+        if not pattern:
+            return start
+        if len(pattern) > len(self.lines):
+            return None
+        first = len(self.lines) - len(pattern) if eof else start
+        last = len(self.lines) - len(pattern)
+        if first > last:
+            return None
+        for number in range(len(_PASSES) + 1):
+            want = list(pattern) if number == 0 else list(map(_PASSES[number - 1], pattern))
+            found = _find(self._pass(number), want, first, last)
+            if found is not None:
+                return found
         return None
-    first = len(lines) - len(pattern) if eof else start
-    last = len(lines) - len(pattern)
-    passes = (lambda s: s, lambda s: s.rstrip(_WHITESPACE), _trim, lambda s: _trim(s).translate(_PUNCTUATION))
-    for norm in passes:
-        want = [norm(p) for p in pattern]
-        for i in range(first, last + 1):
-            if all(norm(lines[i + k]) == want[k] for k in range(len(want))):
-                return i
+
+
+def _find(lines: Sequence[str], pattern: list[str], first: int, last: int) -> int | None:
+    """The first ``i`` in ``first..last`` where ``lines[i:i+len(pattern)] == pattern``, in linear time.
+
+    Candidates are found at C speed (``list.index`` on the first line, a slice compare); when they keep failing
+    late (a repetitive file), Knuth-Morris-Pratt takes over for the rest, so the worst case stays linear.
+    """
+    size = len(pattern)
+    head = pattern[0]
+    budget = 4 * (last - first + 1) + 4 * size  # elements compared before the slow-but-linear path takes over
+    index = first
+    as_list = lines if isinstance(lines, list) else list(lines)
+    while index <= last and budget > 0:
+        try:
+            index = as_list.index(head, index, last + 1)
+        except ValueError:
+            return None
+        if as_list[index:index + size] == pattern:
+            return index
+        budget -= size
+        index += 1
+    if index > last:
+        return None
+    # Knuth-Morris-Pratt from ``index`` on
+    fail = [0] * size
+    k = 0
+    for i in range(1, size):
+        while k and pattern[i] != pattern[k]:
+            k = fail[k - 1]
+        if pattern[i] == pattern[k]:
+            k += 1
+        fail[i] = k
+    k = 0
+    for i in range(index, last + size):
+        line = as_list[i]
+        while k and line != pattern[k]:
+            k = fail[k - 1]
+        if line == pattern[k]:
+            k += 1
+            if k == size:
+                return i - size + 1
     return None
 
 
-# ---------------------------------------------------------------------------------------------------------- apply
+def _split(contents: str) -> tuple[list[str], list[str], str]:
+    """The file's lines without their endings, their endings, and the preferred ending.
 
-_Ending = Literal["\n", "\r\n"] | None
-
-
-@attrs.define
-class _Line:
-    text: str
-    ending: _Ending
-
-
-def _split(contents: str) -> tuple[list[_Line], Literal["\n", "\r\n"]]:
-    """The file's lines with their endings, and its preferred ending (its first one; LF when it has none)."""
-    lines = []
-    preferred: Literal["\n", "\r\n"] | None = None
-    pieces = contents.split("\n")
-    for piece in pieces[:-1]:
-        ending: Literal["\n", "\r\n"] = "\r\n" if piece.endswith("\r") else "\n"
-        preferred = preferred or ending
-        lines.append(_Line(piece[:-1] if ending == "\r\n" else piece, ending))
-    if pieces[-1]:
-        lines.append(_Line(pieces[-1], None))
-    return lines, preferred or "\n"
+    An unterminated last line has the ending ``""``; the preferred ending is the first one (LF when none).
+    """
+    texts = contents.split("\n")
+    last = texts.pop()
+    if "\r" in contents:
+        endings = ["\r\n" if text.endswith("\r") else "\n" for text in texts]
+        texts = [text[:-1] if ending == "\r\n" else text for text, ending in zip(texts, endings, strict=True)]
+    else:
+        endings = ["\n"] * len(texts)
+    preferred = endings[0] if endings else "\n"
+    if last:
+        texts.append(last)
+        endings.append("")
+    return texts, endings, preferred
 
 
 _Item = tuple[Literal["keep"], int] | tuple[Literal["new"], str]
@@ -394,13 +474,13 @@ _Item = tuple[Literal["keep"], int] | tuple[Literal["new"], str]
 
 def _updated(contents: str, chunks: Sequence[Chunk], display: str) -> str:
     """The file's text after the sections, or the reference's error."""
-    lines, preferred = _split(contents)
-    texts = [line.text for line in lines]
+    texts, endings, preferred = _split(contents)
+    seeker = _Seeker(texts)
     replacements: list[tuple[int, int, list[_Item]]] = []
     index = 0
     for chunk in chunks:
         if chunk.context is not None:
-            found = seek_sequence(texts, [chunk.context], index, False)
+            found = seeker.seek([chunk.context], index, False)
             if found is None:
                 raise PatchError(f"Failed to find context '{chunk.context}' in {display}", path=display)
             index = found + 1
@@ -409,11 +489,11 @@ def _updated(contents: str, chunks: Sequence[Chunk], display: str) -> str:
             replacements.append((len(texts), 0, [("new", text) for _, text in ops]))
             continue
         pattern = chunk.old_lines
-        found = seek_sequence(texts, pattern, index, chunk.end_of_file)
+        found = seeker.seek(pattern, index, chunk.end_of_file)
         if found is None and pattern[-1] == "":
             pattern = pattern[:-1]
             ops = _drop_last_blank(ops, new_too=chunk.new_lines[-1:] == [""])
-            found = seek_sequence(texts, pattern, index, chunk.end_of_file)
+            found = seeker.seek(pattern, index, chunk.end_of_file)
         if found is None:
             raise PatchError(f"Failed to find expected lines in {display}:\n" + "\n".join(chunk.old_lines),
                              path=display)
@@ -429,18 +509,27 @@ def _updated(contents: str, chunks: Sequence[Chunk], display: str) -> str:
         replacements.append((found, len(pattern), items))
         index = found + len(pattern)
     replacements.sort(key=lambda r: r[0])
-    result: list[_Line] = []
+    # Unchanged runs of lines are copied from ``contents`` as they are (one slice each, not line by line).
+    starts = [0, *itertools.accumulate(len(text) + len(ending) for text, ending in zip(texts, endings, strict=True))]
+
+    def run(begin: int, stop: int) -> str:
+        piece = contents[starts[begin]:starts[stop]]
+        return piece + preferred if stop == len(texts) and stop > begin and not endings[-1] else piece
+
+    out: list[str] = []
     source = 0
     for start, length, items in replacements:
-        result.extend(lines[source:start] if start >= source else [])
+        if start >= source:
+            out.append(run(source, start))
         for item in items:
             if item[0] == "keep":
-                result.append(lines[item[1]])
+                out.append(texts[item[1]] + (endings[item[1]] or preferred))
             else:
-                result.append(_Line(item[1], preferred))
+                out.append(item[1] + preferred)
         source = max(source, start + length)
-    result.extend(lines[source:])
-    return "".join(line.text + (line.ending or preferred) for line in result)
+    if source < len(texts):
+        out.append(run(source, len(texts)))
+    return "".join(out)
 
 
 def _drop_last_blank(ops: list[tuple[Literal[" ", "-", "+"], str]],
@@ -478,6 +567,8 @@ class _Plan:
     state: dict[str, str | None] = attrs.field(factory=dict)
     """Real (or entry) path -> its new text, or None when deleted."""
     created_dirs: set[str] = attrs.field(factory=set)
+    modes: dict[str, int] = attrs.field(factory=dict)
+    """Permission bits for a file a move creates: the source's (a moved script stays executable)."""
 
     def text_of(self, key: str, display: str) -> str:
         if key in self.state:
@@ -529,12 +620,47 @@ class _Plan:
             parent = os.path.dirname(parent)
         self.created_dirs.update(missing)
 
-    def write(self, key: str, text: str, display: str) -> None:
+    def before(self, key: str, display: str) -> str | None:
+        """The text of what a write to ``key`` replaces (None: nothing there), or why it may not be replaced.
+
+        Only a regular file no larger than the limit may be overwritten (its bytes are kept until the patch is
+        done, to put back on a failure); a FIFO, socket or device is never opened, so it cannot block the patch.
+        """
+        if key in self.state:
+            return self.state[key]
+        try:
+            st = os.stat(key, follow_symlinks=False)
+        except OSError:
+            return None
+        if not stat.S_ISREG(st.st_mode):
+            if stat.S_ISLNK(st.st_mode) or stat.S_ISDIR(st.st_mode):
+                return None  # a symlink this patch deleted (replaced as an entry); a directory is refused later
+            raise PatchError(f"Failed to write file {display}: {SpecialFileError(path=key, kind=_kind(st))}",
+                             path=display)
+        try:
+            raw = read_checked(key, root=self.ws.root_of(key), max_size=self.limit)
+        except AgentToolsError as exc:
+            raise PatchError(f"Failed to write file {display}: {exc}", path=display) from None
+        except OSError as exc:
+            raise _io_error("Failed to write file", display, exc.errno or errno.EIO) from None
+        return raw.decode("utf-8", "replace")
+
+    def write(self, key: str, text: str, display: str, *, checked: bool = False) -> str | None:
+        """Record ``text`` as the new contents of ``key``; returns the text it replaces (see :meth:`before`).
+
+        ``checked``: ``key`` was just read by :meth:`text_of` (a regular file within the limit): not read again.
+        """
         if len(text.encode("utf-8", "surrogatepass")) > self.limit:
             raise PatchError(f"Failed to write file {display}: the new text is larger than {self.limit} bytes",
                              path=display)
         self.check_writable(key, display)
+        old = None if checked else self.before(key, display)
         self.state[key] = text
+        return old
+
+
+def _kind(st: os.stat_result) -> str:
+    return file_kind(st.st_mode) or "special file"
 
 
 def _io_error(context: str, display: str, code: int) -> PatchError:
@@ -552,13 +678,14 @@ def apply_patch(ws: Workspace, patch: str | Sequence[Hunk], *, dry_run: bool = F
 
     Relative paths resolve against the workspace's cwd; every path must stay inside the workspace. ``Add File``
     overwrites an existing file and creates missing directories; ``Update File`` needs an existing UTF-8 text file;
-    ``Move to`` writes the destination and removes the source (a move onto the same path keeps the file).
+    ``Move to`` writes the destination and removes the source (a move onto the same file — its own path, or a
+    symlink to it — keeps the file; a new destination gets the source's permission bits).
 
     Args:
         ws: Where the files are.
         patch: The patch text, or hunks from :func:`parse_patch`.
         dry_run: Check everything and report, write nothing (:attr:`PatchResult.diff` shows the change).
-        max_size: The largest file read or written (default: the workspace's ``max_file_size``).
+        max_size: The largest file read, overwritten or written (default: the workspace's ``max_file_size``).
 
     Raises:
         PatchParseError: The patch is malformed (the reference's ``Invalid patch...`` text).
@@ -579,8 +706,7 @@ def apply_patch(ws: Workspace, patch: str | Sequence[Hunk], *, dry_run: bool = F
         display = _display(ws, hunk.path)
         if isinstance(hunk, AddFile):
             key = _write_key(ws, plan, hunk.path, display)
-            old = plan.state[key] if key in plan.state else _peek(key)
-            plan.write(key, hunk.contents, display)
+            old = plan.write(key, hunk.contents, display)
             added.append(hunk.path)
             changes.append(FileChange(action="add", path=hunk.path, real_path=Path(key), before=old,
                                       after=hunk.contents))
@@ -589,9 +715,9 @@ def apply_patch(ws: Workspace, patch: str | Sequence[Hunk], *, dry_run: bool = F
                 entry = str(ws.resolve_entry(hunk.path, write=True))
             except AgentToolsError as exc:
                 raise _refused("Failed to delete file", display, exc) from None
-            if not plan.exists(entry) or plan.is_dir(entry):
+            if not plan.exists(entry) or plan.is_dir(entry):  # a symlink to a directory too, as the reference
                 raise PatchError(f"Failed to delete file {display}", path=display)
-            old = plan.state.get(entry) if entry in plan.state else _peek(entry)
+            old = plan.state[entry] if entry in plan.state else _peek(plan, entry)
             plan.state[entry] = _DELETED
             deleted.append(hunk.path)
             changes.append(FileChange(action="delete", path=hunk.path, real_path=Path(entry), before=old))
@@ -600,16 +726,21 @@ def apply_patch(ws: Workspace, patch: str | Sequence[Hunk], *, dry_run: bool = F
             old = plan.text_of(key, display)
             new = _updated(old, hunk.chunks, display)
             if hunk.move_to is None:
-                plan.write(key, new, display)
+                plan.write(key, new, display, checked=True)
                 modified.append(hunk.path)
                 changes.append(FileChange(action="update", path=hunk.path, real_path=Path(key), before=old, after=new))
                 continue
             dest_display = _display(ws, hunk.move_to)
-            source_entry = str(ws.resolve_entry(hunk.path, write=True))
+            source_entry = _entry(ws, hunk.path, display)
             dest_entry = _entry(ws, hunk.move_to, dest_display)
             dest = key if dest_entry == source_entry else _write_key(ws, plan, hunk.move_to, dest_display)
+            mode = _mode_of(key) if key not in plan.state else plan.modes.get(key)
+            if mode is not None and not plan.exists(dest):
+                plan.modes[dest] = mode
             plan.write(dest, new, dest_display)
-            if dest_entry != source_entry:  # a move onto its own path keeps the file (the reference deletes it)
+            # A move onto the file itself (its own path, or a symlink to it) keeps it: the reference writes the
+            # destination and then deletes the source, which is the same file, and reports success.
+            if dest_entry != source_entry and dest != source_entry:
                 plan.state[source_entry] = _DELETED
             modified.append(hunk.move_to)
             changes.append(FileChange(action="update", path=hunk.path, real_path=Path(dest), move_to=hunk.move_to,
@@ -653,72 +784,135 @@ def _read_key(ws: Workspace, plan: _Plan, path: str, display: str) -> str:
         raise _refused("Failed to read file to update", display, exc) from None
 
 
-def _peek(key: str) -> str | None:
-    """A file's text before the patch, for the result (None when absent or unreadable)."""
+def _mode_of(key: str) -> int | None:
+    """The permission bits of a regular file (None for anything else)."""
     try:
-        with open(key, "rb") as handle:
-            return handle.read().decode("utf-8", "replace")
+        st = os.stat(key, follow_symlinks=False)
     except OSError:
         return None
+    return stat.S_IMODE(st.st_mode) & 0o777 if stat.S_ISREG(st.st_mode) else None
 
 
-def _commit(ws: Workspace, plan: _Plan) -> None:
-    """Write every file, then remove every deleted one; on a failure put back what was already done."""
-    undo: list[tuple[str, bytes | str | None]] = []  # path, its bytes / symlink target ("str") / None: absent
-    try:
-        for key, text in plan.state.items():
-            if text is None:
-                continue
-            undo.append((key, _saved(key)))
-            if os.path.islink(key):  # a symlink this patch deleted and then added back as a file
-                os.unlink(key)
-            root = ws.root_of(key)
-            parent = os.path.dirname(key)
-            if root is not None and not os.path.isdir(parent):
-                make_dirs_beneath(root, parent)
-            atomic_write(key, text.encode("utf-8", "surrogatepass"), root=root)
-        for key, text in plan.state.items():
-            if text is None and os.path.lexists(key):
-                undo.append((key, _saved(key)))
-                _unlink(ws, key)
-    except (OSError, AgentToolsError) as exc:
-        for key, saved in reversed(undo):
-            with contextlib.suppress(OSError, AgentToolsError):
-                _restore(ws, key, saved)
-        raise PatchError(f"Failed to write file {key}: {exc}", path=key) from None
+def _peek(plan: _Plan, entry: str) -> str | None:
+    """The text of an entry about to be deleted, for the result.
 
-
-def _saved(key: str) -> bytes | str | None:
-    if os.path.islink(key):
-        return os.readlink(key)
-    try:
-        with open(key, "rb") as handle:
-            return handle.read()
-    except FileNotFoundError:
+    Only a regular file's (no symlink followed, nothing larger than the limit read); else None.
+    """
+    if not stat.S_ISREG(os.stat(entry, follow_symlinks=False).st_mode):
         return None
+    try:
+        raw = read_checked(entry, root=plan.ws.root_of(entry), max_size=plan.limit)
+    except (AgentToolsError, OSError):
+        return None
+    return raw.decode("utf-8", "replace")
 
 
-def _restore(ws: Workspace, key: str, saved: bytes | str | None) -> None:
-    if saved is None:
-        with contextlib.suppress(FileNotFoundError):
-            _unlink(ws, key)
-    elif isinstance(saved, str):
-        with contextlib.suppress(FileNotFoundError):
-            _unlink(ws, key)
-        os.symlink(saved, key)
-    else:
-        if os.path.islink(key):
-            _unlink(ws, key)
-        atomic_write(key, saved, root=ws.root_of(key))
+@attrs.define
+class _Undo:
+    """What :func:`_commit` did so far, to put back on a failure."""
+
+    ws: Workspace
+    aside: list[tuple[str, str]] = attrs.field(factory=list)
+    """(entry, the name it was moved to): entries deleted, or symlinks replaced by a file."""
+    written: list[tuple[str, bytes | None]] = attrs.field(factory=list)
+    """(file, its bytes before, or None when it did not exist)."""
+    made: list[str] = attrs.field(factory=list)
+    """Directories created, outermost first."""
+
+    def rollback(self) -> None:
+        for key, saved in reversed(self.written):
+            with contextlib.suppress(OSError, AgentToolsError):
+                if saved is None:
+                    _at_dir(self.ws, key, lambda dir_fd, name: os.unlink(name, dir_fd=dir_fd))
+                else:
+                    atomic_write(key, saved, root=self.ws.root_of(key))
+        for directory in reversed(self.made):
+            with contextlib.suppress(OSError, AgentToolsError):
+                _at_dir(self.ws, directory, lambda dir_fd, name: os.rmdir(name, dir_fd=dir_fd))
+        for key, temp in reversed(self.aside):
+            with contextlib.suppress(OSError, AgentToolsError):
+                _at_dir(self.ws, key, lambda dir_fd, name, temp=temp: os.rename(
+                    temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd))
+
+    def discard(self) -> None:
+        for key, temp in self.aside:
+            with contextlib.suppress(OSError, AgentToolsError):
+                _at_dir(self.ws, key, lambda dir_fd, name, temp=temp: os.unlink(temp, dir_fd=dir_fd))
 
 
-def _unlink(ws: Workspace, key: str) -> None:
-    directory, name = os.path.split(key)
+def _at_dir(ws: Workspace, path: str, action: Callable[..., object]) -> None:
+    """Run ``action(dir_fd, name)`` in ``path``'s directory, opened from its allowed directory.
+
+    No symlink is followed on the way; without ``*at`` calls, ``action(None, path)``.
+    """
+    directory, name = os.path.split(path)
     dir_fd = open_dir(directory, root=ws.root_of(directory))
     try:
-        os.unlink(name if dir_fd is not None else key, dir_fd=dir_fd)
-    except FileNotFoundError:
-        raise NotFoundError(path=key) from None
+        action(dir_fd, name if dir_fd is not None else path)
     finally:
         if dir_fd is not None:
             os.close(dir_fd)
+
+
+def _move_aside(ws: Workspace, undo: _Undo, key: str) -> None:
+    """Rename an entry to a free hidden name in its directory (a delete that can be undone, metadata and all)."""
+    def rename(dir_fd: int | None, name: str) -> None:
+        if stat.S_ISDIR(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode):
+            raise IsDirectoryError(path=key)
+        for _ in range(100):
+            temp = os.path.join(os.path.dirname(name),
+                                f".{os.path.basename(name)[:180]}.{os.urandom(4).hex()}.agenttools-del")
+            try:
+                os.stat(temp, dir_fd=dir_fd, follow_symlinks=False)
+            except FileNotFoundError:
+                os.rename(name, temp, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+                undo.aside.append((key, temp))
+                return
+        raise FileExistsError(errno.EEXIST, "no unused temporary name", key)
+
+    _at_dir(ws, key, rename)
+
+
+def _make_parents(ws: Workspace, undo: _Undo, key: str) -> None:
+    root = ws.root_of(key)
+    parent = os.path.dirname(key)
+    missing = []
+    while root is not None and parent != root and not os.path.isdir(parent):
+        missing.append(parent)
+        parent = os.path.dirname(parent)
+    if missing and root is not None:
+        make_dirs_beneath(root, missing[0])
+        undo.made.extend(reversed(missing))
+
+
+def _commit(ws: Workspace, plan: _Plan) -> None:
+    """Make the plan real, all or nothing.
+
+    First every entry the patch deletes (and every symlink it replaces by a file) is renamed aside; then every
+    file is written, atomically, each checked again against the git metadata rule (so no patch can assemble a
+    git directory from files none of which existed when the hunks were checked); only then are the entries set
+    aside removed. On a failure the written files get their bytes back, new files and directories are removed,
+    and the entries set aside are renamed back — the same inode, permissions, owner and links as before.
+    """
+    undo = _Undo(ws=ws)
+    failed = ""
+    try:
+        for key, text in plan.state.items():
+            failed = key
+            if (text is None and os.path.lexists(key)) or (text is not None and os.path.islink(key)):
+                _move_aside(ws, undo, key)
+        for key, text in plan.state.items():
+            if text is None:
+                continue
+            failed = key
+            ws.check_writable(key)
+            _make_parents(ws, undo, key)
+            root = ws.root_of(key)
+            saved = read_checked(key, root=root, max_size=plan.limit) if os.path.lexists(key) else None
+            atomic_write(key, text.encode("utf-8", "surrogatepass"), root=root,
+                         mode=plan.modes.get(key) if saved is None else None)
+            undo.written.append((key, saved))
+    except (OSError, AgentToolsError) as exc:
+        undo.rollback()
+        raise PatchError(f"Failed to write file {failed}: {exc}", path=failed) from None
+    undo.discard()

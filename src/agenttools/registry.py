@@ -317,19 +317,24 @@ class Registry:
     def run(self, tool_call: Any) -> dict[str, Any]:
         """Run a tool call from any SDK and answer in the same SDK's shape.
 
-        Accepts an OpenAI Chat tool call, a Responses ``function_call`` item, an Anthropic ``tool_use`` block or a
-        Gemini ``function_call`` (part or call) — SDK objects or plain dicts — and returns the tool message /
-        ``function_call_output`` / ``tool_result`` / ``function_response`` part for it.
+        Accepts an OpenAI Chat tool call, a Responses ``function_call`` item (or a native ``apply_patch_call`` /
+        ``shell_call`` item), an Anthropic ``tool_use`` block or a Gemini ``function_call`` (part or call) — SDK
+        objects or plain dicts — and returns the tool message / ``function_call_output`` (native output item) /
+        ``tool_result`` / ``function_response`` part for it.
 
         Raises:
-            ValueError: ``tool_call`` is not a tool call from a known SDK.
+            ValueError: ``tool_call`` is not a tool call from a known SDK, or a malformed native item.
         """
         parsed = sdk.parse_call(tool_call)
+        if parsed.error is not None:  # a native item that must not run: answered as failed
+            return parsed.shape(ToolOutput(text=parsed.error, is_error=True))
         return parsed.shape(self.call(parsed.name, parsed.arguments))
 
     async def arun(self, tool_call: Any) -> dict[str, Any]:
         """Like :meth:`run`, without blocking the event loop."""
         parsed = sdk.parse_call(tool_call)
+        if parsed.error is not None:
+            return parsed.shape(ToolOutput(text=parsed.error, is_error=True))
         return parsed.shape(await self.acall(parsed.name, parsed.arguments))
 
     def to_langchain(self) -> list[Any]:

@@ -233,3 +233,59 @@ def test_operation_patch(operation: dict[str, object], patch: str) -> None:
 def test_operation_patch_refuses_unknown_operations() -> None:
     with pytest.raises(PatchParseError, match="unknown operation type"):
         operation_patch({"type": "rename_file", "path": "a", "diff": ""})
+
+
+def test_a_file_can_be_replaced_by_a_directory_of_the_same_name(ws: Workspace) -> None:
+    # Codex applies hunks in order: the file is gone before d/x is written. Writing every file before removing
+    # any failed here (d was still a file).
+    (ws.root / "d").write_text("was a file\n")
+    result = apply_patch(ws, P("*** Delete File: d", "*** Add File: d/x", "+now a directory"))
+    assert result.text == "Success. Updated the following files:\nA d/x\nD d\n"
+    assert (ws.root / "d/x").read_text() == "now a directory\n"
+
+
+def test_a_failed_patch_puts_back_deleted_files_as_they_were(ws: Workspace) -> None:
+    root = ws.root
+    (root / "run.sh").write_text("#!/bin/sh\n")
+    os.chmod(root / "run.sh", 0o751)
+    (root / "keep").mkdir()
+    os.link(root / "run.sh", root / "keep/run-link.sh")  # a second name: the inode must survive too
+    inode = os.stat(root / "run.sh").st_ino
+    (root / "hard.txt").write_text("h\n")
+    os.link(root / "hard.txt", root / "hard2.txt")  # writing it is refused, after run.sh is gone
+    before = {name: (root / name).read_bytes() for name in ("run.sh", "hard.txt")}
+    with pytest.raises(PatchError) as caught:
+        apply_patch(ws, P("*** Delete File: run.sh", "*** Add File: new/deep/n.txt", "+n",
+                          "*** Update File: hard.txt", "@@", "-h", "+x"))
+    assert caught.value.message.startswith(f"Failed to write file {root}/hard.txt: ")  # the file that failed
+    assert os.stat(root / "run.sh").st_ino == inode
+    assert os.stat(root / "run.sh").st_mode & 0o777 == 0o751
+    assert {name: (root / name).read_bytes() for name in ("run.sh", "hard.txt")} == before
+    assert sorted(os.listdir(root)) == ["hard.txt", "hard2.txt", "keep", "run.sh"]  # no new/, no temp files
+
+
+def test_a_moved_file_keeps_its_permission_bits(ws: Workspace) -> None:
+    (ws.root / "tool.sh").write_text("echo old\n")
+    os.chmod(ws.root / "tool.sh", 0o750)
+    apply_patch(ws, P("*** Update File: tool.sh", "*** Move to: bin/tool.sh", "@@", "-echo old", "+echo new"))
+    assert (ws.root / "bin/tool.sh").read_text() == "echo new\n"
+    assert os.stat(ws.root / "bin/tool.sh").st_mode & 0o777 == 0o750
+    assert not (ws.root / "tool.sh").exists()
+
+
+def test_touching_one_file_several_times(ws: Workspace) -> None:
+    root = ws.root
+    (root / "a.txt").write_text("one\n")
+    result = apply_patch(ws, P("*** Update File: a.txt", "*** Move to: b.txt", "@@", "-one", "+two",
+                               "*** Update File: b.txt", "@@", "-two", "+three",
+                               "*** Add File: c.txt", "+c", "*** Delete File: c.txt"))
+    assert result.text == "Success. Updated the following files:\nA c.txt\nM b.txt\nM b.txt\nD c.txt\n"
+    assert sorted(os.listdir(root)) == ["b.txt"]
+    assert (root / "b.txt").read_text() == "three\n"
+
+
+def test_line_endings_bom_and_a_missing_final_newline_are_kept_outside_the_change(ws: Workspace) -> None:
+    (ws.root / "m.txt").write_bytes(b"\xef\xbb\xbffirst\r\nsecond\nthird\r\nlast")
+    apply_patch(ws, P("*** Update File: m.txt", "@@", " second", "-third", "+THIRD"))
+    assert (ws.root / "m.txt").read_bytes() == b"\xef\xbb\xbffirst\r\nsecond\nTHIRD\r\nlast\r\n"
+

@@ -142,3 +142,54 @@ def test_options() -> None:
         agenttools.toolset("openai")
     with pytest.raises(ConfigError):
         agenttools.toolset("openai", root=".", timeout_ms=0)
+
+
+def test_shell_output_cap_keeps_the_first_characters_not_a_marker(reg: Any) -> None:
+    # 3,000 two-byte characters cut to 10: the first 10 of them (run_shell's head/tail marker used to come out).
+    out = reg.call("shell", {"commands": ["head -c 3000 /dev/zero | tr '\\0' 'x' | sed 's/x/\u00e9/g'"],
+                             "max_output_length": 10})
+    assert json.loads(out.text)[0]["stdout"] == "\u00e9" * 10
+
+
+def test_shell_output_cap_of_the_toolset_is_a_ceiling(tmp_path: Path) -> None:
+    with agenttools.toolset("openai", root=str(tmp_path), max_output_length=100) as small:
+        out = small.call("shell", {"commands": ["head -c 100000 /dev/zero | tr '\\0' 'y'"],
+                                   "max_output_length": 10**9})
+    entry = json.loads(out.text)[0]
+    assert entry["stdout"] == "y" * 100
+    assert out.data["max_output_length"] == 10**9  # echoed as the call named it
+
+
+def test_native_items_without_a_call_id_run_nothing(reg: Any, tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("hi\n")
+    for call_id in (None, "", 5):
+        item = {"type": "apply_patch_call", "status": "completed",
+                "operation": {"type": "delete_file", "path": "a.txt"}}
+        if call_id is not None:
+            item["call_id"] = call_id
+        with pytest.raises(ValueError, match="call_id"):
+            reg.run(item)
+    assert (tmp_path / "a.txt").read_text() == "hi\n"
+
+
+@pytest.mark.parametrize("item", [
+    {"type": ["apply_patch_call"], "call_id": "c1"},
+    {"type": "apply_patch_call", "call_id": "c1", "operation": {"type": ["x"], "path": "a"}},
+    {"type": "apply_patch_call", "call_id": "c1", "operation": {"type": "update_file", "path": "a.txt", "diff": 5}},
+    {"type": "apply_patch_call", "call_id": "c1", "operation": {"type": "delete_file", "path": 7}},
+    {"type": "shell_call", "call_id": "c1", "action": "ls"},
+])
+def test_malformed_native_items_raise_a_value_error(reg: Any, item: dict[str, Any]) -> None:
+    with pytest.raises(ValueError):  # never a TypeError from deep inside
+        reg.run(item)
+
+
+def test_a_native_diff_the_model_got_wrong_is_a_failed_item(reg: Any, tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("a\n")
+    item = reg.run({"type": "apply_patch_call", "call_id": "c1", "status": "completed",
+                    "operation": {"type": "update_file", "path": "a.txt", "diff": "@@\n-a\n+b\n*** Delete File: x"}})
+    TypeAdapter(ApplyPatchCallOutput).validate_python(item)
+    assert item["status"] == "failed"
+    assert item["call_id"] == "c1"
+    assert item["output"].startswith("Invalid patch: the update_file operation may only change 'a.txt'")
+    assert (tmp_path / "a.txt").read_text() == "a\n"

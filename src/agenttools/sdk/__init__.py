@@ -62,13 +62,15 @@ def definitions(tools: Sequence[Tool], format: str, *, strict: bool | None = Non
 class ParsedCall:
     """A tool call read from any SDK: which tool, what arguments, and how to shape the answer."""
 
-    __slots__ = ("arguments", "call_id", "kind", "name")
+    __slots__ = ("arguments", "call_id", "error", "kind", "name")
 
-    def __init__(self, kind: str, name: str, arguments: Any, call_id: str | None) -> None:
+    def __init__(self, kind: str, name: str, arguments: Any, call_id: str | None, error: str | None = None) -> None:
         self.kind = kind
         self.name = name
         self.arguments = arguments
         self.call_id = call_id
+        self.error = error
+        """Set when the call must not run: the text of the failed answer (a native item the model got wrong)."""
 
     def shape(self, out: Answer) -> dict[str, Any]:
         """The answer in the caller's SDK shape."""

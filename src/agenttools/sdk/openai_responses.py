@@ -54,33 +54,48 @@ def parse_call(data: Mapping[str, Any]) -> tuple[str, Any, str | None] | None:
     return str(data.get("name")), data.get("arguments"), data.get("call_id")
 
 
-def parse_native_call(data: Mapping[str, Any]) -> tuple[str, dict[str, Any], str | None] | None:
-    """``(tool, arguments, call_id)`` of an ``apply_patch_call`` or ``shell_call`` item, or None for other items.
+def parse_native_call(data: Mapping[str, Any]) -> tuple[str, dict[str, Any], str, str | None] | None:
+    """``(tool, arguments, call_id, error)`` of an ``apply_patch_call`` or ``shell_call`` item, or None for others.
+
+    ``error`` is set (and nothing must run) when the model's part of the item cannot be applied as it stands: an
+    operation whose diff does not parse or would change more than the operation's own path. It is the text of
+    the failed output item.
 
     Raises:
-        ValueError: The item is malformed (no operation, an unknown operation type, no commands).
+        ValueError: The item is not a well-formed item of its type (no ``call_id``, no operation or an unknown
+            operation type, no path or diff, no action): the API never sends such items.
     """
     kind = data.get("type")
-    if kind not in NATIVE_CALLS:
+    if not isinstance(kind, str) or kind not in NATIVE_CALLS:
         return None
     call_id = data.get("call_id")
+    if not isinstance(call_id, str) or not call_id:
+        raise ValueError(f"a {kind} item needs a call_id (a non-empty string), got {call_id!r}")
     if kind == "apply_patch_call":
         operation = data.get("operation")
         if not isinstance(operation, Mapping):
             raise ValueError("an apply_patch_call item needs an operation")
+        op_type, path, diff = operation.get("type"), operation.get("path"), operation.get("diff")
+        if op_type not in ("create_file", "update_file", "delete_file"):
+            raise ValueError(f"unknown apply_patch_call operation type {op_type!r}: use create_file, update_file "
+                             "or delete_file")
+        if not isinstance(path, str):
+            raise ValueError(f"the {op_type} operation needs a path (a string), got {path!r}")
+        if op_type != "delete_file" and not isinstance(diff, str):
+            raise ValueError(f"the {op_type} operation needs a diff (a string), got {diff!r}")
         from agenttools.patch import PatchError, operation_patch
 
         try:
             patch = operation_patch(dict(operation))
         except PatchError as exc:
-            raise ValueError(f"malformed apply_patch_call operation: {exc}") from None
-        return NATIVE_CALLS[kind], {"input": patch}, call_id
+            return NATIVE_CALLS[kind], {}, call_id, exc.message + "\n"
+        return NATIVE_CALLS[kind], {"input": patch}, call_id, None
     action = data.get("action")
     if not isinstance(action, Mapping):
         raise ValueError("a shell_call item needs an action")
     arguments = {key: action[key] for key in ("commands", "timeout_ms", "max_output_length")
                  if action.get(key) is not None}
-    return NATIVE_CALLS[kind], arguments, call_id
+    return NATIVE_CALLS[kind], arguments, call_id, None
 
 
 def native_result(kind: str, out: Answer, call_id: str) -> dict[str, Any]:

@@ -34,11 +34,15 @@ def shell(state: State, args: dict[str, Any]) -> ToolOutput:
     """Run each command in order (stop after one that times out); the text is the JSON of the output entries."""
     timeout_ms = args.get("timeout_ms") or state.timeout_ms
     limit = args.get("max_output_length")
-    cap = state.max_output_length if limit is None else limit
+    # The toolset's max_output_length is also the ceiling: a call cannot make this process hold gigabytes.
+    cap = state.max_output_length if limit is None else min(limit, state.max_output_length)
     entries: list[dict[str, Any]] = []
     for command in args["commands"]:
+        # Bytes kept per stream: run_shell keeps a head and a tail of half each, with a marker between when it
+        # drops the middle; a head of 4 * cap bytes (plus the marker's room) always holds the first cap
+        # characters, so what is cut below is the start of the output, never the marker.
         done = run_shell(command, cwd=state.workspace.cwd, timeout=timeout_ms / 1000,
-                         max_output=max(cap * 4, 1), session=state.session)
+                         max_output=8 * cap + 256, session=state.session)
         stdout, stderr = _cap(done.stdout, done.stderr if done.error is None else done.stderr + done.error, cap)
         if done.timed_out:
             outcome: dict[str, Any] = {"type": "timeout"}
