@@ -14,7 +14,6 @@ texts (:attr:`PatchResult.text`, :attr:`PatchError.message`) are the reference's
 from __future__ import annotations
 
 import contextlib
-import difflib
 import errno
 import itertools
 import os
@@ -25,6 +24,7 @@ from typing import Literal
 
 import attrs
 
+from agenttools._diff import unified_diff
 from agenttools._display import MarkdownRepr
 from agenttools._text import atomic_write, file_kind, make_dirs_beneath, open_dir, read_checked
 from agenttools.errors import AgentToolsError, EditError, IsDirectoryError, SpecialFileError
@@ -186,15 +186,14 @@ class PatchResult(MarkdownRepr):
 
     @property
     def diff(self) -> str:
-        """A unified diff of every change (what a dry run would write)."""
-        out: list[str] = []
-        for change in self.changes:
-            old = (change.before or "").splitlines(keepends=True)
-            new = (change.after or "").splitlines(keepends=True)
-            name = change.move_to if change.move_to is not None else change.path
-            out.extend(difflib.unified_diff(old, new, "/dev/null" if change.before is None else f"a/{change.path}",
-                                            "/dev/null" if change.after is None else f"b/{name}"))
-        return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in out)
+        """A unified diff of every change (what a dry run would write), as ``git diff`` writes one.
+
+        Each file starts with ``diff --git a/path b/path`` (a moved file: ``rename from``/``rename to``; an added or
+        deleted one: its mode line, and ``/dev/null`` on its other side), paths as the patch names them: ``patch
+        -p1`` or ``git apply`` in the root applies it. See :func:`agenttools._diff.unified_diff`.
+        """
+        return "".join(unified_diff(change.before, change.after, change.path, new_path=change.move_to,
+                                    git_header=True) for change in self.changes)
 
 
 # ---------------------------------------------------------------------------------------------------------- parse

@@ -163,6 +163,38 @@ def test_dry_run_writes_nothing_and_shows_the_diff(ws: Workspace) -> None:
     assert "+++ b/n.txt" in result.diff
 
 
+def _tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and ".git" not in p.relative_to(root).parts}
+
+
+@pytest.mark.parametrize("tool", [["patch", "-p1", "--quiet", "--binary"], ["git", "apply", "-"]])
+def test_the_dry_run_diff_applies_with_patch_and_git_apply(ws: Workspace, tmp_path: Path, tool: list[str]) -> None:
+    """The diff is the edit family's: a form feed or a lone CR stays on its line, moves are git renames."""
+    import subprocess
+
+    files = {"ff.py": "def a():\n    pass\n\x0c\ndef b():\n    return 1\n", "cr.txt": "one\rstill one\ntwo\n",
+             "old name.txt": "keep\nme\n", "plain.txt": "x\n", "gone.txt": "bye\n", "moved.txt": "m\n"}
+    for name, text in files.items():
+        (ws.root / name).write_bytes(text.encode())
+    patch = P("*** Update File: ff.py", "@@ def b():", "-    return 1", "+    return 2",
+              "*** Update File: cr.txt", "@@", "-two", "+2",
+              "*** Update File: old name.txt", "*** Move to: sub/new name.txt", "@@", " keep", "-me", "+you",
+              "*** Update File: moved.txt", "*** Move to: there.txt", "@@", "-m", "+m",
+              "*** Delete File: gone.txt", "*** Add File: added.txt", "+new")
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    for name, text in files.items():
+        (copy / name).write_bytes(text.encode())
+    diff = apply_patch(ws, patch, dry_run=True).diff
+    subprocess.run(["git", "init", "-q", str(copy)], check=True)
+    subprocess.run(tool, input=diff.encode(), cwd=copy, check=True, capture_output=True)
+    apply_patch(ws, patch)
+    assert _tree(copy) == _tree(ws.root)
+    assert "there.txt" in _tree(copy)
+    assert "diff --git a/moved.txt b/there.txt\nrename from moved.txt\nrename to there.txt\ndiff --git" in diff
+
+
 @pytest.mark.parametrize("hunk", ["*** Add File: ../out.txt\n+x", "*** Delete File: ../outside/secret.txt",
                                   "*** Update File: ../outside/secret.txt\n@@\n-s\n+x",
                                   "*** Update File: a.txt\n*** Move to: ../out.txt\n@@\n-a\n+x",
