@@ -16,9 +16,16 @@ own header around the hunks.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import attrs
+
+from agenttools._lazy import lazy_module
+
+if TYPE_CHECKING:
+    import difflib
+else:
+    difflib = lazy_module("difflib")  # loaded by the first diff, not by every toolset's start-up
 
 __all__ = ["MAX_DIFF_STEPS", "NO_NEWLINE", "Algorithm", "Change", "diff_hunks", "format_hunks", "line_diff",
            "quote_name", "split_lines", "unified_diff"]
@@ -142,7 +149,7 @@ def _cheap(new: list[str], old: list[str]) -> list[Change]:
 
 
 def line_diff(before: str, after: str, *, algorithm: Algorithm = "difflib",
-              max_steps: int = MAX_DIFF_STEPS) -> list[Change]:
+              max_steps: int = MAX_DIFF_STEPS, autojunk: bool = False) -> list[Change]:
     """The runs of kept, removed and added lines that turn ``before`` into ``after``.
 
     A changed block is its removed lines, then its added ones (``"jsdiff"`` may alternate them, as jsdiff does).
@@ -154,19 +161,19 @@ def line_diff(before: str, after: str, *, algorithm: Algorithm = "difflib",
             ``diffLines``, its runs exactly).
         max_steps: For ``"jsdiff"``: past this many steps the diff is made the cheap way (see
             :data:`MAX_DIFF_STEPS`).
+        autojunk: For ``"difflib"``: ``SequenceMatcher``'s junk heuristic (lines in over 1% of a long text are
+            not used to anchor matches), as go-difflib's ``NewMatcher`` has it.
     """
     old = split_lines(before)
     new = split_lines(after)
     if algorithm == "difflib":
-        return _difflib_runs(old, new)
+        return _difflib_runs(old, new, autojunk)
     return _jsdiff_runs(old, new, max_steps)
 
 
-def _difflib_runs(old: list[str], new: list[str]) -> list[Change]:
-    import difflib  # loaded by the first diff, not by every toolset's start-up
-
+def _difflib_runs(old: list[str], new: list[str], autojunk: bool) -> list[Change]:
     runs = []
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=autojunk)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             runs.append(Change(lines=tuple(old[i1:i2])))
@@ -306,7 +313,7 @@ def format_hunks(changes: Sequence[Change], *, context: int = 3, always_count: b
 
 
 def diff_hunks(before: str, after: str, *, context: int = 3, always_count: bool = False,
-               algorithm: Algorithm = "difflib") -> str:
+               algorithm: Algorithm = "difflib", autojunk: bool = False) -> str:
     """The ``@@`` hunks that turn ``before`` into ``after``; ``""`` when they are equal.
 
     Args:
@@ -315,8 +322,10 @@ def diff_hunks(before: str, after: str, *, context: int = 3, always_count: bool 
         context: Unchanged lines shown around each change.
         always_count: Write a one-line range as ``12,1`` (jsdiff's style) instead of ``12`` (GNU diff's).
         algorithm: The line diff (see :func:`line_diff`).
+        autojunk: For ``"difflib"``: its junk heuristic (see :func:`line_diff`).
     """
-    return format_hunks(line_diff(before, after, algorithm=algorithm), context=context, always_count=always_count)
+    return format_hunks(line_diff(before, after, algorithm=algorithm, autojunk=autojunk), context=context,
+                        always_count=always_count)
 
 
 _C_ESCAPES = {"\a": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f", "\r": "\\r",

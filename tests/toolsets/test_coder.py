@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import random
@@ -13,9 +14,12 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import agenttools
 from agenttools import web
+from agenttools.toolsets.coder.files import _diff as coder_diff
 from agenttools.toolsets.coder.gostr import unescape_go_string
 from agenttools.toolsets.coder.web import cache_name
 from agenttools.web import strip_scripts
@@ -471,3 +475,15 @@ def test_script_stripping_is_the_lazy_regex_in_linear_time():
 def test_an_unknown_tool_is_not_found(reg):
     out = reg.call("nope", {})
     assert (out.is_error, out.text) == (True, "Error: tool not found: nope")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "", "  x", "}", "c\r"]), max_size=40),
+       st.lists(st.sampled_from(["a", "b", "", "  x", "}", "d"]), max_size=40), st.integers(0, 260))
+def test_edit_file_diff_is_go_difflib_with_its_junk_heuristic(before, after, padding):
+    """coder's diff comes from the edit family; it must equal difflib's (go-difflib's) unified diff, junk included."""
+    old = "\n".join(["}"] * padding + before)  # past 200 lines, a line in over 1% of them is junk to the matcher
+    new = "\n".join(["}"] * padding + after)
+    expected = "".join(difflib.unified_diff([line + "\n" for line in old.split("\n")],
+                                            [line + "\n" for line in new.split("\n")], "p", "p", n=3))
+    assert coder_diff("p", old, new) == expected

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 import stat
@@ -83,10 +82,9 @@ def list_files(state: State, args: dict[str, Any]) -> str:
 
 
 def _diff(path: str, before: str, after: str) -> str:
-    def split(text: str) -> list[str]:
-        return [line + "\n" for line in text.split("\n")]
-
-    return "".join(difflib.unified_diff(split(before), split(after), path, path, n=3, lineterm="\n"))
+    """go-difflib's unified diff of the texts cut at every ``\\n`` (the last piece too), its junk heuristic on."""
+    hunks = edit.diff_hunks(before + "\n", after + "\n", autojunk=True)
+    return f"--- {path}\n+++ {path}\n{hunks}" if hunks else ""
 
 
 def _result(message: str, replacements: int, diff: str) -> str:
