@@ -240,6 +240,20 @@ def test_closed_stdin_stops_the_stdio_server_and_its_processes(raw, root):
     _stops_with_its_processes(raw, pids, "its input closing")
 
 
+def test_a_piped_script_gets_its_quick_answers(root):
+    # end of input means the client is gone and the SDK cancels what still runs; what answers at once still does
+    lines = [INIT, {"jsonrpc": "2.0", "method": "notifications/initialized"},
+             {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+             {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "view",
+                                                                         "arguments": {"path": "a.txt"}}}]
+    done = subprocess.run(serve_command("editor", root), input="".join(json.dumps(m) + "\n" for m in lines).encode(),
+                          capture_output=True, timeout=60, check=False)
+    answers = {m["id"]: m for m in map(json.loads, done.stdout.decode().splitlines())}
+    assert done.returncode == 0
+    assert answers[1]["result"]["tools"][0]["name"] == "view"
+    assert 2 in answers  # its text (within the quarter second the server still answers) or "Connection closed"
+
+
 # --- concurrency from one client ----------------------------------------------------------------------------------
 
 def _threads(pid: int) -> int:

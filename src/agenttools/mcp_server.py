@@ -43,6 +43,8 @@ _CALLS_END = 5.0
 """Seconds a closing session waits for its cancelled calls' threads to return."""
 _GRACEFUL_SHUTDOWN = 5
 """Seconds uvicorn waits for open requests on SIGTERM before cancelling them."""
+_EOF_SETTLE = 0.25
+"""Seconds a stdio server still answers after the end of its input, before its calls are cancelled."""
 
 
 def _require_mcp() -> Any:
@@ -358,7 +360,8 @@ class _StdinLines:
     async def __anext__(self) -> str:
         while True:
             line = await self._line()
-            if line is None:
+            if line is None:  # the client is gone (the SDK then cancels what is still running) ...
+                await asyncio.sleep(_EOF_SETTLE)  # ... but what answers at once still does, as with a piped script
                 raise StopAsyncIteration
             try:
                 self._parse(line)
