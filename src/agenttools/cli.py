@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
+import ipaddress
 import json
 import os
 import socket
@@ -25,7 +26,7 @@ from typing import Any
 
 from agenttools import __version__
 from agenttools.errors import AgentToolsError, ConfigError
-from agenttools.mcp_server import serve
+from agenttools.mcp_server import _allowed_host_names, serve
 from agenttools.registry import Registry
 from agenttools.sdk import FORMATS
 from agenttools.toolsets import declared_options, toolset
@@ -123,6 +124,9 @@ def _build_parser(options: Sequence[Option] = (), name: str | None = None) -> ar
     serve_parser.add_argument("--port", type=_port, default=8000, help="HTTP port (default 8000)")
     serve_parser.add_argument("--max-calls", type=_positive, default=8, metavar="N",
                               help="calls one client session runs at once; the rest wait their turn (default 8)")
+    serve_parser.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                              help="a further name clients reach the HTTP server by, accepted in the Host and "
+                                   "Origin headers besides 127.0.0.1, localhost, [::1] and --host (repeatable)")
     return parser
 
 
@@ -179,6 +183,16 @@ def _check_port(host: str, port: int) -> None:
         raise OSError(f"cannot listen on {host}:{port}: {why}") from None
 
 
+def _loopback(host: str) -> bool:
+    """Whether ``host`` is a loopback address or ``localhost`` (only this machine can connect)."""
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip().strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
 def _run(args: argparse.Namespace, declared: Sequence[Option]) -> int:
     if args.command == "tools":
         with warnings.catch_warnings(record=True) as caught, _registry(args, declared) as registry:
@@ -200,11 +214,17 @@ def _run(args: argparse.Namespace, declared: Sequence[Option]) -> int:
     options = _options(args, declared)
     toolset(args.toolset, **options).close()  # options are checked before anything listens
     if args.transport == "http":
+        if not _loopback(args.host):
+            names = ", ".join(_allowed_host_names(args.host, args.allow_host))
+            print(f"agenttools: warning: listening on {args.host}, reachable from other machines, with no "
+                  f"authentication: anyone who can reach port {args.port} can use the {args.toolset} tools (shell "
+                  f"commands included). Requests must name the server as one of {names} in their Host header "
+                  f"(--allow-host adds names).", file=sys.stderr, flush=True)
         _check_port(args.host, args.port)
         print(f"agenttools: serving the {args.toolset} toolset over MCP at http://{args.host}:{args.port}/mcp",
               file=sys.stderr, flush=True)
     serve(lambda: toolset(args.toolset, **options), transport=args.transport, host=args.host, port=args.port,
-          max_calls=args.max_calls)
+          max_calls=args.max_calls, allowed_hosts=args.allow_host)
     return EXIT_OK
 
 

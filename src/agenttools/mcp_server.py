@@ -16,12 +16,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
+import json
 import os
+import re
 import signal
 import threading
 import weakref
-from collections.abc import Callable
-from typing import Any, Literal
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Literal, cast
+
+if os.name == "posix":
+    import fcntl
 
 from agenttools import __version__
 from agenttools.output import ToolOutput
@@ -38,6 +43,8 @@ _CALLS_END = 5.0
 """Seconds a closing session waits for its cancelled calls' threads to return."""
 _GRACEFUL_SHUTDOWN = 5
 """Seconds uvicorn waits for open requests on SIGTERM before cancelling them."""
+_EOF_SETTLE = 0.25
+"""Seconds a stdio server still answers after the end of its input, before its calls are cancelled."""
 
 
 def _require_mcp() -> Any:
@@ -138,8 +145,26 @@ class _Sessions:
             thread.join(30)
 
 
+def _unicode(text: str) -> str:
+    """``text`` as well-formed Unicode: each lone surrogate becomes U+FFFD.
+
+    A file name that is not UTF-8 reaches a tool's text as lone surrogates (Python's ``surrogateescape``), and
+    JSON cannot carry those: the SDK's writer raised, which killed a stdio server and left an HTTP call without an
+    answer. Shown as U+FFFD, the way the shell tools already show such bytes.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")  # pairs stay, lone ones go
+    return text
+
+
 def _result(types: Any, out: ToolOutput) -> Any:
-    return types.CallToolResult.model_validate(mcp_shapes.result(out))
+    shaped = mcp_shapes.result(out)
+    for block in shaped["content"]:
+        if block["type"] == "text":
+            block["text"] = _unicode(block["text"])
+    return types.CallToolResult.model_validate(shaped)
 
 
 def build_server(factory: Callable[[], Registry], *, name: str = "agenttools",
@@ -165,7 +190,12 @@ def build_server(factory: Callable[[], Registry], *, name: str = "agenttools",
     sessions = _Sessions(factory, max_calls)
 
     async def call(key: Any, tool: str, arguments: dict[str, Any] | None, gone: Any = None) -> Any:
-        session = sessions.get(key)
+        try:
+            session = sessions.get(key)
+        except Exception as exc:  # noqa: BLE001 - e.g. the root is gone: the model reads why, as for any tool error
+            reason = " ".join(str(exc).split()) or type(exc).__name__
+            return _result(types, ToolOutput(text=f"the toolset could not start for this session: {reason}",
+                                             is_error=True))
         work = session.registry.acall(tool, arguments or {}, limiter=session.limiter)
         if gone is None:
             return _result(types, await work)
@@ -249,16 +279,245 @@ def _watch_disconnects(app: Any) -> Any:
     return wrapped
 
 
+_TOKEN = re.compile(r'["\[\]{}]')
+_BLANK = re.compile(r"[ \t\r\n]*")
+_DECODER = json.JSONDecoder()
+_scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
+
+
+def _skip_blank(line: str, at: int) -> int:
+    match = _BLANK.match(line, at)
+    return at if match is None else match.end()
+
+
+def _request_id(line: str) -> str | int | None:
+    """The ``id`` of a line holding one JSON-RPC request (``method`` and ``id`` at its top level), else None.
+
+    Only the top level is read; nested values are skipped by their brackets, so no nesting depth, number size or
+    lone surrogate (what pydantic refuses) stops it. An id that could not be sent back counts as none.
+    """
+    keys: dict[str, Any] = {}
+    depth = at = 0
+    while (token := _TOKEN.search(line, at)) is not None:
+        at = token.start()
+        if line[at] != '"':
+            depth += 1 if line[at] in "[{" else -1
+            at += 1
+            continue
+        try:
+            text, at = _scanstring(line, at + 1)
+        except ValueError:
+            return None
+        colon = _skip_blank(line, at)
+        if depth == 1 and line.startswith(":", colon):
+            value: Any = True
+            if text == "id":
+                try:
+                    value = _DECODER.raw_decode(line, _skip_blank(line, colon + 1))[0]
+                except (ValueError, RecursionError):
+                    value = None
+            keys.setdefault(text, value)
+    request_id = keys.get("id")
+    if "method" not in keys or isinstance(request_id, bool) or not isinstance(request_id, str | int):
+        return None
+    if isinstance(request_id, str) and _unicode(request_id) != request_id:
+        return None
+    return request_id
+
+
+class _StdinLines:
+    """Standard input's lines for the SDK's stdio transport, read without a thread; unparseable requests answered.
+
+    The SDK reads standard input in a worker thread nothing can cancel: after SIGINT, or once the client stopped
+    reading the server's output, the server waited for the client's next line — forever while stdin stayed open,
+    its sessions' processes still running. Here the event loop says when a line can be read, so the wait is
+    cancelled like any other.
+
+    A request line the SDK cannot parse (a lone surrogate escape, nesting or a number beyond pydantic's limits, a
+    malformed request) is dropped by the SDK without a word, and the client waits for its answer forever. Such a
+    line is answered here with a JSON-RPC error carrying its id (-32700 for JSON pydantic cannot read, -32600 for
+    JSON that is not a valid message); a line with no usable id (a notification, garbage) is dropped as before.
+
+    Args:
+        fd: The descriptor to read (a private duplicate of standard input).
+        parse: The SDK's parser of one message line; raises on what the SDK would drop.
+        build: The SDK's builder of a message from its dict.
+    """
+
+    def __init__(self, fd: int, parse: Callable[[str], Any], build: Callable[[dict[str, Any]], Any]) -> None:
+        self._fd = fd
+        self._parse = parse
+        self._build = build
+        self._buffer = bytearray()
+        self._scanned = 0
+        self._pollable = True
+        self.answer: Callable[[Any], Awaitable[None]] | None = None
+        """Sends a message to the client (the transport's write stream), set once the transport is open."""
+
+    def __aiter__(self) -> _StdinLines:
+        return self
+
+    async def __anext__(self) -> str:
+        while True:
+            line = await self._line()
+            if line is None:  # the client is gone (the SDK then cancels what is still running) ...
+                await asyncio.sleep(_EOF_SETTLE)  # ... but what answers at once still does, as with a piped script
+                raise StopAsyncIteration
+            try:
+                self._parse(line)
+            except Exception as exc:  # noqa: BLE001 - whatever the SDK's parser refuses, the SDK would drop
+                await self._reject(line, exc)
+                continue
+            return line
+
+    async def _reject(self, line: str, error: Exception) -> None:
+        request_id = _request_id(line)
+        if request_id is None or self.answer is None:
+            return
+        from mcp.shared.message import SessionMessage
+
+        errors = getattr(error, "errors", None)  # a pydantic ValidationError lists them
+        first = errors()[0] if callable(errors) and errors() else {}
+        if first.get("type") == "json_invalid":
+            failure = {"code": -32700, "message": "Parse error", "data": _unicode(str(first.get("msg", "")))}
+        else:
+            failure = {"code": -32600, "message": "Invalid Request"}
+        await self.answer(SessionMessage(self._build({"jsonrpc": "2.0", "id": request_id, "error": failure})))
+
+    async def _line(self) -> str | None:
+        """The next line (with its line feed), or None at the end of input."""
+        while (end := self._buffer.find(b"\n", self._scanned)) < 0:
+            self._scanned = len(self._buffer)
+            chunk = await self._read()
+            if not chunk:  # end of input: the last line may lack its line feed
+                if not self._buffer:
+                    return None
+                end = len(self._buffer) - 1
+                break
+            self._buffer += chunk
+        line = bytes(self._buffer[:end + 1])
+        del self._buffer[:end + 1]
+        self._scanned = 0
+        return line.decode("utf-8", errors="replace")  # as the SDK decodes standard input
+
+    async def _read(self) -> bytes:
+        if self._pollable:
+            loop = asyncio.get_running_loop()
+            ready: asyncio.Future[None] = loop.create_future()
+
+            def readable() -> None:
+                if not ready.done():
+                    ready.set_result(None)
+
+            try:
+                loop.add_reader(self._fd, readable)
+            except PermissionError:  # a regular file (serve < requests.jsonl) cannot be polled, and never blocks
+                self._pollable = False
+            else:
+                try:
+                    await ready
+                finally:
+                    loop.remove_reader(self._fd)
+        return os.read(self._fd, 1 << 16)
+
+
+def _message_codec(types: Any) -> tuple[Callable[[str], Any], Callable[[dict[str, Any]], Any]]:
+    """The SDK's parser of a message line, as its stdio transport uses it, and its builder of a message."""
+    adapter = getattr(types, "jsonrpc_message_adapter", None)
+    if adapter is not None:  # mcp 2.x
+        return (lambda line: adapter.validate_json(line, by_name=False)), adapter.validate_python
+    return types.JSONRPCMessage.model_validate_json, types.JSONRPCMessage.model_validate  # pragma: no cover - 1.x
+
+
+def _claim_stdin() -> int | None:
+    """A private duplicate of standard input; fd 0 itself then reads the null device (None if that cannot be done).
+
+    As the SDK does for its own reader: children never read the client's messages.
+    """
+    try:
+        private = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
+    except OSError:
+        return None
+    try:
+        null = os.open(os.devnull, os.O_RDONLY)
+        try:
+            os.dup2(null, 0)
+        finally:
+            os.close(null)
+    except OSError:
+        os.close(private)
+        return None
+    return private
+
+
+def _release_stdin(private: int) -> None:
+    with contextlib.suppress(OSError):
+        os.dup2(private, 0)
+    os.close(private)
+
+
 async def _serve_stdio(server: Any) -> None:
     from mcp.server.stdio import stdio_server
 
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+    private = _claim_stdin() if os.name == "posix" else None
+    try:
+        lines = None if private is None else _StdinLines(private, *_message_codec(_require_mcp()))
+        async with stdio_server(stdin=cast(Any, lines)) as (read_stream, write_stream):
+            if lines is not None:
+                lines.answer = write_stream.send
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+    except* (BrokenPipeError, ConnectionResetError):
+        pass  # the client stopped reading the server's output: the session is over, like when stdin closes
+    finally:
+        if private is not None:
+            _release_stdin(private)
 
 
-def _http_app(server: Any, host: str, sessions: _Sessions) -> Any:
+_LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+"""Host names every HTTP server accepts in a request's ``Host`` (and ``Origin``) header."""
+_WILDCARDS = ("0.0.0.0", "::", "")  # noqa: S104 - recognised, not bound
+
+
+def _allowed_host_names(host: str, allowed_hosts: Sequence[str] = ()) -> list[str]:
+    """The names a request's ``Host`` header may carry, IPv6 addresses in brackets.
+
+    The loopback names, ``host`` unless it is a wildcard address (``0.0.0.0``, ``::``), and ``allowed_hosts``.
+    """
+    names = list(_LOOPBACK_NAMES)
+    for name in (host, *allowed_hosts):
+        name = name.strip()
+        if name in _WILDCARDS:
+            continue
+        if ":" in name and not name.startswith("["):
+            name = f"[{name}]"
+        if name not in names:
+            names.append(name)
+    return names
+
+
+def _transport_security(host: str, allowed_hosts: Sequence[str]) -> Any:
+    """DNS-rebinding protection (``Host`` and ``Origin`` checks) for every bind address, wildcards included.
+
+    The SDK turns it on only for a server bound to a loopback name; bound to 0.0.0.0 it accepted any ``Host``, so a
+    web page on a rebound domain could drive the tools. None when the SDK has no such settings.
+    """
+    try:
+        from mcp.server.transport_security import TransportSecuritySettings
+    except ImportError:  # pragma: no cover - mcp before 1.10
+        return None
+    names = _allowed_host_names(host, allowed_hosts)
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[*names, *(f"{name}:*" for name in names)],
+        allowed_origins=[f"{scheme}://{name}{port}" for name in names for scheme in ("http", "https")
+                         for port in ("", ":*")],
+    )
+
+
+def _http_app(server: Any, host: str, sessions: _Sessions, allowed_hosts: Sequence[str] = ()) -> Any:
+    security = _transport_security(host, allowed_hosts)
     if hasattr(server, "streamable_http_app"):  # mcp 2.x
-        app = server.streamable_http_app(host=host)
+        app = server.streamable_http_app(host=host, transport_security=security)
         manager = server.session_manager
         discard = getattr(manager, "_discard_session", None)
         if discard is not None:  # close a session's tools as soon as the SDK drops the session
@@ -275,7 +534,9 @@ def _http_app(server: Any, host: str, sessions: _Sessions) -> Any:
     from starlette.applications import Starlette  # pragma: no cover
     from starlette.routing import Mount  # pragma: no cover
 
-    manager = StreamableHTTPSessionManager(app=server)  # pragma: no cover
+    takes = inspect.signature(StreamableHTTPSessionManager).parameters  # pragma: no cover
+    extra = {"security_settings": security} if "security_settings" in takes else {}  # pragma: no cover
+    manager = StreamableHTTPSessionManager(app=server, **extra)  # pragma: no cover
 
     @contextlib.asynccontextmanager  # pragma: no cover
     async def lifespan(app: Any) -> Any:
@@ -322,11 +583,15 @@ def serve(
     port: int = 8000,
     name: str = "agenttools",
     max_calls: int = DEFAULT_MAX_CALLS,
+    allowed_hosts: Sequence[str] = (),
 ) -> None:
     """Serve the toolset that ``factory`` builds until the client disconnects (stdio) or the process stops (http).
 
     Over HTTP the endpoint is ``http://HOST:PORT/mcp`` (streamable HTTP), bound to 127.0.0.1 unless told otherwise.
-    SIGTERM and SIGHUP close every session (killing its processes) before the server exits.
+    Requests must name this machine in their ``Host`` header as ``127.0.0.1``, ``localhost``, ``[::1]``, ``host``
+    (unless a wildcard address) or one of ``allowed_hosts`` (DNS-rebinding protection), and a browser's ``Origin``
+    likewise. There is no authentication. SIGTERM and SIGHUP (and SIGINT) close every session (killing its
+    processes) before the server exits.
 
     Args:
         factory: Builds one session's registry.
@@ -335,6 +600,7 @@ def serve(
         port: HTTP port.
         name: The server name clients see.
         max_calls: Calls one session runs at once; its further calls wait their turn.
+        allowed_hosts: More names (or addresses) clients may reach an HTTP server by.
     """
     server, sessions = build_server(factory, name=name, max_calls=max_calls)
     undo = _close_on_signals(sessions)
@@ -344,7 +610,7 @@ def serve(
         else:
             import uvicorn
 
-            uvicorn.run(_http_app(server, host, sessions), host=host, port=port, log_level="warning",
+            uvicorn.run(_http_app(server, host, sessions, allowed_hosts), host=host, port=port, log_level="warning",
                         timeout_graceful_shutdown=_GRACEFUL_SHUTDOWN)
     finally:
         sessions.close_all()
