@@ -29,7 +29,7 @@ if os.name == "posix":
     import fcntl
 
 from agenttools import __version__
-from agenttools.output import ToolOutput
+from agenttools.output import ToolOutput, well_formed
 from agenttools.registry import CallLimiter, Registry
 from agenttools.sdk import mcp as mcp_shapes
 
@@ -145,26 +145,9 @@ class _Sessions:
             thread.join(30)
 
 
-def _unicode(text: str) -> str:
-    """``text`` as well-formed Unicode: each lone surrogate becomes U+FFFD.
-
-    A file name that is not UTF-8 reaches a tool's text as lone surrogates (Python's ``surrogateescape``), and
-    JSON cannot carry those: the SDK's writer raised, which killed a stdio server and left an HTTP call without an
-    answer. Shown as U+FFFD, the way the shell tools already show such bytes.
-    """
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")  # pairs stay, lone ones go
-    return text
-
-
 def _result(types: Any, out: ToolOutput) -> Any:
-    shaped = mcp_shapes.result(out)
-    for block in shaped["content"]:
-        if block["type"] == "text":
-            block["text"] = _unicode(block["text"])
-    return types.CallToolResult.model_validate(shaped)
+    # the registry hands out well-formed text only: a name that is not UTF-8 shows as U+FFFD (output.well_formed)
+    return types.CallToolResult.model_validate(mcp_shapes.result(out))
 
 
 def build_server(factory: Callable[[], Registry], *, name: str = "agenttools",
@@ -320,7 +303,7 @@ def _request_id(line: str) -> str | int | None:
     request_id = keys.get("id")
     if "method" not in keys or isinstance(request_id, bool) or not isinstance(request_id, str | int):
         return None
-    if isinstance(request_id, str) and _unicode(request_id) != request_id:
+    if isinstance(request_id, str) and well_formed(request_id) != request_id:
         return None
     return request_id
 
@@ -379,7 +362,7 @@ class _StdinLines:
         errors = getattr(error, "errors", None)  # a pydantic ValidationError lists them
         first = errors()[0] if callable(errors) and errors() else {}
         if first.get("type") == "json_invalid":
-            failure = {"code": -32700, "message": "Parse error", "data": _unicode(str(first.get("msg", "")))}
+            failure = {"code": -32700, "message": "Parse error", "data": well_formed(str(first.get("msg", "")))}
         else:
             failure = {"code": -32600, "message": "Invalid Request"}
         await self.answer(SessionMessage(self._build({"jsonrpc": "2.0", "id": request_id, "error": failure})))

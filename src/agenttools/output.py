@@ -15,7 +15,7 @@ from agenttools.errors import AgentToolsError
 from agenttools.sdk import anthropic, gemini, mcp, openai, openai_responses
 
 __all__ = ["ContentBlock", "DataBlock", "ImageBlock", "TextBlock", "ToolOutput", "default_error_text", "to_json_text",
-           "to_output"]
+           "to_output", "well_formed", "well_formed_output"]
 
 
 def _blocks(value: Iterable[ContentBlock]) -> tuple[ContentBlock, ...]:
@@ -127,6 +127,32 @@ def to_output(value: Any) -> ToolOutput:
         text = "\n".join(b.text if isinstance(b, TextBlock) else placeholder(b) for b in blocks)
         return ToolOutput(text=text, content=blocks, data=blocks)
     return ToolOutput(text=to_json_text(value), data=value)
+
+
+def well_formed(text: str) -> str:
+    """``text`` as well-formed Unicode: each lone surrogate becomes U+FFFD (surrogate pairs are joined).
+
+    A file name that is not UTF-8 reaches a tool's text as lone surrogates (Python's ``surrogateescape``), and
+    UTF-8 cannot carry those: the SDKs' HTTP clients (httpx encodes JSON as UTF-8) and MCP's JSON writer raise.
+    Node and Go upstreams show such bytes as U+FFFD, and so does every shell tool here.
+    """
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
+
+
+def well_formed_output(out: ToolOutput) -> ToolOutput:
+    """``out`` with its text and text blocks well-formed (:func:`well_formed`); ``out`` itself when they are."""
+    text = well_formed(out.text)
+    blocks = tuple(attrs.evolve(b, text=well_formed(b.text)) if isinstance(b, TextBlock) and
+                   well_formed(b.text) is not b.text else b for b in out.content)
+    if text is out.text and all(new is old for new, old in zip(blocks, out.content, strict=True)):
+        return out
+    return attrs.evolve(out, text=text, content=blocks)
 
 
 def default_error_text(tool: str, error: BaseException) -> str:

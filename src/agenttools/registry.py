@@ -28,7 +28,7 @@ from agenttools.errors import (
     UnknownToolError,
     ValidationIssue,
 )
-from agenttools.output import ToolOutput, default_error_text, to_output
+from agenttools.output import ToolOutput, default_error_text, to_output, well_formed_output
 from agenttools.schema import compile_check, validate
 from agenttools.sdk import Format, langchain
 from agenttools.tool import ErrorRenderer, Tool, check_description, check_name
@@ -309,10 +309,10 @@ class Registry:
             result = tool.handler(args)
             if tool.is_async or inspect.isawaitable(result):
                 result = run_coroutine(result)
-            return to_output(result)
+            return well_formed_output(to_output(result))
         except (Exception, SystemExit) as error:  # noqa: BLE001 - call() never raises: every failure is output
             self._log(name, error)
-            return self._failure(name, error)
+            return well_formed_output(self._failure(name, error))
 
     def run(self, tool_call: Any) -> dict[str, Any]:
         """Run a tool call from any SDK and answer in the same SDK's shape.
@@ -362,7 +362,7 @@ class Registry:
                 result = await run_sync(tool.handler, args, limiter=limiter)
                 if inspect.isawaitable(result):
                     result = await result
-            return to_output(result)
+            return well_formed_output(to_output(result))
         except (Exception, SystemExit) as error:  # noqa: BLE001 - call() never raises: every failure is output
             self._log(name, error)
-            return self._failure(name, error)
+            return well_formed_output(self._failure(name, error))

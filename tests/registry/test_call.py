@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import enum
 import json
+import os
 import pathlib
 from typing import Any, Literal
 
@@ -476,3 +477,41 @@ def test_a_registry_shows_its_tools():
     assert repr(agenttools.Registry()) == "<Registry: no tools>"
     reg = agenttools.toolset("content")
     assert repr(reg) == "<Registry 3 tools: get_content, get_category_content, get_collection_content>"
+
+
+def test_every_answer_is_well_formed_unicode(tmp_path):
+    """A name that is not UTF-8 reaches a tool as lone surrogates; no answer may carry them (httpx, MCP refuse)."""
+    name = os.fsdecode(b"bad\xff\xfe.txt")
+    (tmp_path / name).write_text("x")
+    reg = agenttools.Registry()
+
+    @reg.tool
+    def echo(text: str) -> str:
+        """Echo.
+
+        Args:
+            text: What to say.
+        """
+        return text + name
+
+    @reg.tool
+    def fail() -> str:
+        """Fail with a path in the message."""
+        raise agenttools.NotFoundError(path=str(tmp_path / name))
+
+    out = reg.call("echo", {"text": "\ud83d\ude00 and a lone \ud83d "})
+    assert out.text == "\U0001f600 and a lone \ufffd bad\ufffd\ufffd.txt"
+    assert out.content[0].text == out.text
+    assert fail_text(reg).encode("utf-8")
+    for shape in (reg.run({"id": "c", "type": "function", "function": {"name": "echo", "arguments": '{"text": "a"}'}}),
+                  reg.run({"type": "tool_use", "id": "t", "name": "fail", "input": {}})):
+        json.dumps(shape, ensure_ascii=False).encode("utf-8")  # what httpx sends
+    with agenttools.toolset("gemini", root=str(tmp_path)) as gem:
+        listing = gem.call("list_directory", {"path": str(tmp_path)}).text
+    assert "bad\ufffd\ufffd.txt" in listing and listing.encode("utf-8")
+
+
+def fail_text(reg: agenttools.Registry) -> str:
+    out = reg.call("fail")
+    assert out.is_error and "\ufffd\ufffd" in out.text
+    return out.text
