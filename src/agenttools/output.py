@@ -147,7 +147,11 @@ def well_formed(text: str) -> str:
 
 def well_formed_output(out: ToolOutput) -> ToolOutput:
     """``out`` with its text and text blocks well-formed (:func:`well_formed`); ``out`` itself when they are."""
-    text = well_formed(out.text)
+    text = out.text
+    if text.isascii() and all(block.text is text or block.text.isascii() for block in out.content
+                              if isinstance(block, TextBlock)):
+        return out  # nearly every answer: one ASCII check, no copy
+    text = well_formed(text)
     blocks = tuple(attrs.evolve(b, text=well_formed(b.text)) if isinstance(b, TextBlock) and
                    well_formed(b.text) is not b.text else b for b in out.content)
     if text is out.text and all(new is old for new, old in zip(blocks, out.content, strict=True)):
