@@ -341,6 +341,9 @@ BASH_CASES: dict[str, list[dict[str, Any]]] = {
     "set-option-error": [{"command": "set -o no-such-option"}],
     "return-at-top-level": [{"command": "return 1"}],
     "cd-missing": [{"command": "cd /no/such/dir"}],
+    "nul-byte-dropped": [{"command": "echo a\x00b; echo c"}],
+    "shell-options-persist": [{"command": "shopt -s extglob; set -o noglob"}, {"command": "echo * $-"}],
+    "trap-persists": [{"command": "trap 'echo trapped' USR1"}, {"command": "kill -USR1 $$; echo after"}],
 }
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 import warnings
 
@@ -23,6 +24,7 @@ from google.genai import types as gtypes
 
 import agenttools
 from agenttools.errors import ConfigError
+from conftest import gone, read_pid
 
 E = "str_replace_based_edit_tool"
 
@@ -244,3 +246,112 @@ def test_run_answers_a_tool_use_block_the_api_accepts(reg):
     silent = reg.run({"type": "tool_use", "id": "toolu_2", "name": "bash", "input": {"command": "true"}})
     assert silent == {"type": "tool_result", "tool_use_id": "toolu_2", "content": [], "is_error": False}
     adapter.validate_python(silent)
+
+
+# --- attacks on the session: output that looks like its end, a shell that redirects itself, timeouts, threads ---
+
+
+@pytest.mark.parametrize("setup", [
+    "true",  # `$_` is the last word of the line before: the sentinel's in a naive session
+    "trap 'echo \"$BASH_COMMAND\"' DEBUG",  # prints each command before it runs, the sentinel's echo included
+    "exec 2>&1; set -v",  # echoes each line bash reads (the sentinel's echo) on stdout
+    "exec 2>&1; set -x",  # traces the sentinel's echo on stdout
+])
+def test_nothing_a_command_prints_ends_it_early_or_shifts_the_next_ones_output(reg, setup):
+    reg.call("bash", {"command": setup})
+    first = reg.call("bash", {"command": 'echo "last=$_"; echo first'})
+    assert "first" in first.text.splitlines(), first.text  # the output after `last=...` was not cut off
+    for word in ("second", "third"):  # each answer holds its own command's output, never the one before
+        out = reg.call("bash", {"command": f"echo {word}"})
+        assert word in out.text.splitlines() and "first" not in out.text, out.text
+
+
+def test_dollar_underscore_after_a_command_is_the_references(reg):
+    """The reference's line is `<command>; echo '<<exit>>'`: `$_` in the next command is `<<exit>>` (which the
+    reference then takes for its sentinel, cutting the output there: documented deviation 4)."""
+    reg.call("bash", {"command": "true"})
+    assert reg.call("bash", {"command": 'echo "$_"'}).text == "<<exit>>"
+
+
+def test_aliases_and_functions_named_like_the_sessions_words_change_nothing(reg):
+    reg.call("bash", {"command": "printf() { :; }; eval() { :; }; echo() { builtin echo \"E $*\"; }"})
+    assert reg.call("bash", {"command": "echo y"}).text == "E y"
+    reg.call("bash", {"command": "shopt -s expand_aliases; alias eval='echo EVAL' printf='echo PRINTF' builtin=:"})
+    assert reg.call("bash", {"command": "echo z"}).text == "E z"
+
+
+def test_a_command_that_redirects_the_shells_stdout_for_good_still_ends(tmp_path):
+    with agenttools.toolset("anthropic", root=str(tmp_path), bash_timeout=20) as reg:
+        started = time.monotonic()
+        assert reg.call("bash", {"command": "exec >log.txt"}).text == ""
+        out = reg.call("bash", {"command": "echo into the log; echo oops >&2"})
+        assert (out.text, out.is_error) == ("oops", True)
+        assert time.monotonic() - started < 10
+        assert (tmp_path / "log.txt").read_text() == "into the log\n"
+
+
+def test_a_nul_byte_in_a_command_is_dropped_as_bash_drops_it_not_the_rest_of_the_command(reg, tmp_path):
+    assert reg.call("bash", {"command": "echo a\x00b; echo c > after.txt"}).text == "ab"
+    assert (tmp_path / "after.txt").read_text() == "c\n"
+
+
+def test_a_timeout_kills_the_command_and_its_jobs_and_the_session_stays_timed_out(tmp_path):
+    text = "timed out: bash has not returned in 1.0 seconds and must be restarted"
+    with agenttools.toolset("anthropic", root=str(tmp_path), bash_timeout=1) as reg:
+        out = reg.call("bash", {"command": "sleep 300 & echo $! > job.pid; echo $$ > bash.pid; sleep 301"})
+        assert (out.text, out.is_error) == (text, True)
+        assert gone(read_pid(tmp_path / "job.pid")) and gone(read_pid(tmp_path / "bash.pid"))
+        assert (reg.call("bash", {"command": "echo hi"}).text, True) == (text, True)  # not "bash has exited"
+        assert reg.call("bash", {"restart": True}).text == "tool has been restarted."
+        assert reg.call("bash", {"command": "echo hi"}).text == "hi"
+
+
+def test_a_bash_that_exits_takes_its_jobs_with_it(tmp_path):
+    with agenttools.toolset("anthropic", root=str(tmp_path)) as reg:
+        out = reg.call("bash", {"command": "sleep 300 & echo $! > job.pid; exit 3"})
+        assert out.text == "<system>tool must be restarted</system>\nbash has exited with returncode 3"
+        assert gone(read_pid(tmp_path / "job.pid"))
+
+
+def test_concurrent_first_calls_share_one_session_and_close_ends_it(tmp_path):
+    reg = agenttools.toolset("anthropic", root=str(tmp_path))
+    barrier = threading.Barrier(6)
+    pids: list[str] = []
+
+    def call() -> None:
+        barrier.wait()
+        pids.append(reg.call("bash", {"command": "echo $$"}).text)
+
+    threads = [threading.Thread(target=call) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(set(pids)) == 1, pids  # a second session would be lost: nothing would ever close it
+    reg.close()
+    assert gone(int(pids[0]))
+
+
+def test_a_restart_from_another_thread_ends_a_running_command_at_once(tmp_path):
+    with agenttools.toolset("anthropic", root=str(tmp_path), bash_timeout=60) as reg:
+        reg.call("bash", {"command": "true"})
+        answers = []
+        worker = threading.Thread(target=lambda: answers.append(reg.call("bash", {"command": "sleep 300"})))
+        worker.start()
+        time.sleep(0.5)
+        assert reg.call("bash", {"restart": True}).text == "tool has been restarted."
+        worker.join(20)
+        assert not worker.is_alive()
+        assert answers[0].is_error and "bash has exited" in answers[0].text
+        assert reg.call("bash", {"command": "echo fresh"}).text == "fresh"
+
+
+def test_many_sessions_leave_no_descriptor_or_process_behind(tmp_path):
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(20):
+        with agenttools.toolset("anthropic", root=str(tmp_path)) as reg:
+            pid = int(reg.call("bash", {"command": "echo $$"}).text)
+            reg.call("bash", {"restart": True})
+        assert gone(pid)
+    assert len(os.listdir("/proc/self/fd")) <= before
+
