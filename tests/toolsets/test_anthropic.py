@@ -8,11 +8,16 @@ runs the reference itself).
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import json
 import os
+import subprocess
+import sys
 import threading
 import time
 import warnings
+from pathlib import Path
 
 import anthropic.types
 import mcp.types
@@ -355,3 +360,79 @@ def test_many_sessions_leave_no_descriptor_or_process_behind(tmp_path):
         assert gone(pid)
     assert len(os.listdir("/proc/self/fd")) <= before
 
+
+# --- attacks on the editor ---
+
+
+def test_a_name_that_is_not_utf8_is_listed_with_a_replacement_character(reg, tmp_path):
+    os.mkdir(os.fsencode(tmp_path) + b"/bad\xff")
+    out = reg.call(E, {"command": "view", "path": str(tmp_path)})
+    assert f"{tmp_path}/bad\ufffd\n" in out.text
+    out.text.encode("utf-8")  # no lone surrogate: the text can be sent
+
+
+def test_create_in_git_metadata_is_refused_with_the_documented_text(reg, tmp_path):
+    (tmp_path / ".git").mkdir()
+    out = reg.call(E, {"command": "create", "path": f"{tmp_path}/.git/hooks", "file_text": "x"})
+    assert (out.text, out.is_error) == (
+        f"The path {tmp_path}/.git/hooks is inside git metadata and cannot be written.", True)
+
+
+def test_create_with_text_that_is_not_unicode_writes_nothing(reg, tmp_path):
+    """The reference's text for a lone surrogate (Python's encode error); the reference also leaves an empty file."""
+    out = reg.call(E, {"command": "create", "path": f"{tmp_path}/c.txt", "file_text": "x\udcff"})
+    assert (out.text, out.is_error) == (
+        "Ran into 'utf-8' codec can't encode character '\\udcff' in position 1: surrogates not allowed while "
+        f"trying to write to {tmp_path}/c.txt", True)
+    assert not (tmp_path / "c.txt").exists()
+
+
+_CALL_UNPRIVILEGED = r"""
+import json, sys
+import agenttools
+root, calls = sys.argv[1], json.loads(sys.argv[2])
+with agenttools.toolset("anthropic", root=root) as reg:
+    print(json.dumps([[out.text, out.is_error] for out in (reg.call("str_replace_based_edit_tool", c) for c in calls)]))
+"""
+
+
+def _drop_capabilities() -> None:  # pragma: no cover - runs in the child, before exec
+    """Empty the capability bounding set: after exec, uid 0 has no capabilities (an ordinary user's checks)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    for cap in range(64):
+        if libc.prctl(24, cap, 0, 0, 0) != 0 and ctypes.get_errno() != errno.EINVAL:  # PR_CAPBSET_DROP
+            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP)")
+
+
+def _unprivileged(root: Path, calls: list[dict[str, object]]) -> list[list[object]]:
+    """The answers to ``calls`` as a user without privileges: in a child without capabilities when we are root."""
+    if os.geteuid() != 0:
+        with agenttools.toolset("anthropic", root=str(root)) as reg:
+            return [[out.text, out.is_error] for out in (reg.call(E, c) for c in calls)]
+    done = subprocess.run([sys.executable, "-c", _CALL_UNPRIVILEGED, str(root), json.dumps(calls)],
+                          preexec_fn=_drop_capabilities, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    return list(json.loads(done.stdout))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="capabilities are Linux's")
+def test_a_write_the_os_refuses_is_worded_on_the_path_given_as_the_reference_words_it(tmp_path):
+    """The reference's ``path.write_text`` fails with ``[Errno 13] Permission denied: '<path>'`` (edit.py)."""
+    (tmp_path / "ro.txt").write_text("ro\n")
+    os.chmod(tmp_path / "ro.txt", 0o444)
+    (tmp_path / "rodir").mkdir()
+    os.chmod(tmp_path / "rodir", 0o555)
+    answers = _unprivileged(tmp_path, [
+        {"command": "str_replace", "path": f"{tmp_path}/ro.txt", "old_str": "ro", "new_str": "rw"},
+        {"command": "insert", "path": f"{tmp_path}/ro.txt", "insert_line": 0, "insert_text": "rw"},
+        {"command": "create", "path": f"{tmp_path}/rodir/f.txt", "file_text": "x"},
+    ])
+    os.chmod(tmp_path / "rodir", 0o755)
+    ro, new = f"{tmp_path}/ro.txt", f"{tmp_path}/rodir/f.txt"
+    assert answers == [
+        [f"Ran into [Errno 13] Permission denied: '{ro}' while trying to write to {ro}", True],
+        [f"Ran into [Errno 13] Permission denied: '{ro}' while trying to write to {ro}", True],
+        [f"Ran into [Errno 13] Permission denied: '{new}' while trying to write to {new}", True],
+    ]
+    assert (tmp_path / "ro.txt").read_text() == "ro\n"
+    assert os.listdir(tmp_path / "rodir") == []
