@@ -94,6 +94,8 @@ def make_tree(root: Path) -> None:
     (root / "linked-sub").symlink_to("sub", target_is_directory=True)
     (root / "sub" / "deeper" / "link-up").symlink_to("..", target_is_directory=True)
     (root / "sub" / "with space.txt").write_text("spaced\n")
+    (root / "loop-a").symlink_to("loop-b")
+    (root / "loop-b").symlink_to("loop-a")
 
 
 def tree_bytes(root: Path) -> dict[str, bytes]:
@@ -219,10 +221,20 @@ EDITOR_CASES: dict[str, list[dict[str, Any]]] = {
                     {"command": "view", "path": "{root}/crlf.txt"}],
     "new-str-with-tab": [{"command": "str_replace", "path": "{root}/one.txt", "old_str": "single",
                           "new_str": "\tsingle"}],
+    "view-symlink-loop": [{"command": "view", "path": "{root}/loop-a"}],
+    "create-symlink-loop": [{"command": "create", "path": "{root}/loop-a", "file_text": "x"}],
+    "replace-symlink-loop": [{"command": "str_replace", "path": "{root}/loop-a", "old_str": "x", "new_str": "y"}],
+    # a lone surrogate (JSON allows "\udcff") cannot be written: the reference leaves an empty file, we write nothing
+    "create-surrogate": [{"command": "create", "path": "{root}/new.txt", "file_text": "x\udcff"}],
+    "replace-surrogate": [{"command": "str_replace", "path": "{root}/a.py", "old_str": "import os",
+                           "new_str": "import \ud800"}],
+    "insert-surrogate": [{"command": "insert", "path": "{root}/a.py", "insert_line": 1, "insert_text": "\udcff"}],
 }
 KEEPS_BYTES = {"tabs-replace-as-viewed", "tabs-replace-with-tab", "tabs-insert", "tabs-view-after-edit",
                "crlf-replace", "crlf-insert", "new-str-with-tab", "replace-old-with-tab"}
 """Cases where the reference rewrites the file's tabs or line endings and we keep them (the texts still match)."""
+WRITES_NOTHING = {"create-surrogate", "replace-surrogate", "insert-surrogate"}
+"""Cases where the reference truncates or creates the file and then fails to encode the text: we leave it as it was."""
 
 
 def _fill(value: Any, root: Path) -> Any:
@@ -250,10 +262,13 @@ def test_editor_matches_the_reference(tmp_path, loop, monkeypatch, case):
     expected = [run_reference(loop, reference, call) for call in calls]
     expected_bytes = tree_bytes(root)
     make_tree(root)
+    before = tree_bytes(root)
     with agenttools.toolset("anthropic", root=str(root)) as reg:
         got = [(out.text, out.is_error) for out in (reg.call(E, call) for call in calls)]
     assert got == expected
-    if case not in KEEPS_BYTES:
+    if case in WRITES_NOTHING:
+        assert tree_bytes(root) == before != expected_bytes
+    elif case not in KEEPS_BYTES:
         assert tree_bytes(root) == expected_bytes
 
 
@@ -341,6 +356,9 @@ BASH_CASES: dict[str, list[dict[str, Any]]] = {
     "set-option-error": [{"command": "set -o no-such-option"}],
     "return-at-top-level": [{"command": "return 1"}],
     "cd-missing": [{"command": "cd /no/such/dir"}],
+    "nul-byte-dropped": [{"command": "echo a\x00b; echo c"}],
+    "shell-options-persist": [{"command": "shopt -s extglob; set -o noglob"}, {"command": "echo * $-"}],
+    "trap-persists": [{"command": "trap 'echo trapped' USR1"}, {"command": "kill -USR1 $$; echo after"}],
 }
 
 

@@ -8,10 +8,16 @@ runs the reference itself).
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import json
 import os
+import subprocess
+import sys
+import threading
 import time
 import warnings
+from pathlib import Path
 
 import anthropic.types
 import mcp.types
@@ -23,6 +29,7 @@ from google.genai import types as gtypes
 
 import agenttools
 from agenttools.errors import ConfigError
+from conftest import gone, read_pid
 
 E = "str_replace_based_edit_tool"
 
@@ -244,3 +251,188 @@ def test_run_answers_a_tool_use_block_the_api_accepts(reg):
     silent = reg.run({"type": "tool_use", "id": "toolu_2", "name": "bash", "input": {"command": "true"}})
     assert silent == {"type": "tool_result", "tool_use_id": "toolu_2", "content": [], "is_error": False}
     adapter.validate_python(silent)
+
+
+# --- attacks on the session: output that looks like its end, a shell that redirects itself, timeouts, threads ---
+
+
+@pytest.mark.parametrize("setup", [
+    "true",  # `$_` is the last word of the line before: the sentinel's in a naive session
+    "trap 'echo \"$BASH_COMMAND\"' DEBUG",  # prints each command before it runs, the sentinel's echo included
+    "exec 2>&1; set -v",  # echoes each line bash reads (the sentinel's echo) on stdout
+    "exec 2>&1; set -x",  # traces the sentinel's echo on stdout
+])
+def test_nothing_a_command_prints_ends_it_early_or_shifts_the_next_ones_output(reg, setup):
+    reg.call("bash", {"command": setup})
+    first = reg.call("bash", {"command": 'echo "last=$_"; echo first'})
+    assert "first" in first.text.splitlines(), first.text  # the output after `last=...` was not cut off
+    for word in ("second", "third"):  # each answer holds its own command's output, never the one before
+        out = reg.call("bash", {"command": f"echo {word}"})
+        assert word in out.text.splitlines() and "first" not in out.text, out.text
+
+
+def test_dollar_underscore_after_a_command_is_the_references(reg):
+    """The reference's line is `<command>; echo '<<exit>>'`: `$_` in the next command is `<<exit>>` (which the
+    reference then takes for its sentinel, cutting the output there: documented deviation 4)."""
+    reg.call("bash", {"command": "true"})
+    assert reg.call("bash", {"command": 'echo "$_"'}).text == "<<exit>>"
+
+
+def test_aliases_and_functions_named_like_the_sessions_words_change_nothing(reg):
+    reg.call("bash", {"command": "printf() { :; }; eval() { :; }; echo() { builtin echo \"E $*\"; }"})
+    assert reg.call("bash", {"command": "echo y"}).text == "E y"
+    reg.call("bash", {"command": "shopt -s expand_aliases; alias eval='echo EVAL' printf='echo PRINTF' builtin=:"})
+    assert reg.call("bash", {"command": "echo z"}).text == "E z"
+
+
+def test_a_command_that_redirects_the_shells_stdout_for_good_still_ends(tmp_path):
+    with agenttools.toolset("anthropic", root=str(tmp_path), bash_timeout=20) as reg:
+        started = time.monotonic()
+        assert reg.call("bash", {"command": "exec >log.txt"}).text == ""
+        out = reg.call("bash", {"command": "echo into the log; echo oops >&2"})
+        assert (out.text, out.is_error) == ("oops", True)
+        assert time.monotonic() - started < 10
+        assert (tmp_path / "log.txt").read_text() == "into the log\n"
+
+
+def test_a_nul_byte_in_a_command_is_dropped_as_bash_drops_it_not_the_rest_of_the_command(reg, tmp_path):
+    assert reg.call("bash", {"command": "echo a\x00b; echo c > after.txt"}).text == "ab"
+    assert (tmp_path / "after.txt").read_text() == "c\n"
+
+
+def test_a_timeout_kills_the_command_and_its_jobs_and_the_session_stays_timed_out(tmp_path):
+    text = "timed out: bash has not returned in 1.0 seconds and must be restarted"
+    with agenttools.toolset("anthropic", root=str(tmp_path), bash_timeout=1) as reg:
+        out = reg.call("bash", {"command": "sleep 300 & echo $! > job.pid; echo $$ > bash.pid; sleep 301"})
+        assert (out.text, out.is_error) == (text, True)
+        assert gone(read_pid(tmp_path / "job.pid")) and gone(read_pid(tmp_path / "bash.pid"))
+        assert (reg.call("bash", {"command": "echo hi"}).text, True) == (text, True)  # not "bash has exited"
+        assert reg.call("bash", {"restart": True}).text == "tool has been restarted."
+        assert reg.call("bash", {"command": "echo hi"}).text == "hi"
+
+
+def test_a_bash_that_exits_takes_its_jobs_with_it(tmp_path):
+    with agenttools.toolset("anthropic", root=str(tmp_path)) as reg:
+        out = reg.call("bash", {"command": "sleep 300 & echo $! > job.pid; exit 3"})
+        assert out.text == "<system>tool must be restarted</system>\nbash has exited with returncode 3"
+        assert gone(read_pid(tmp_path / "job.pid"))
+
+
+def test_concurrent_first_calls_share_one_session_and_close_ends_it(tmp_path):
+    reg = agenttools.toolset("anthropic", root=str(tmp_path))
+    barrier = threading.Barrier(6)
+    pids: list[str] = []
+
+    def call() -> None:
+        barrier.wait()
+        pids.append(reg.call("bash", {"command": "echo $$"}).text)
+
+    threads = [threading.Thread(target=call) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(set(pids)) == 1, pids  # a second session would be lost: nothing would ever close it
+    reg.close()
+    assert gone(int(pids[0]))
+
+
+def test_a_restart_from_another_thread_ends_a_running_command_at_once(tmp_path):
+    with agenttools.toolset("anthropic", root=str(tmp_path), bash_timeout=60) as reg:
+        reg.call("bash", {"command": "true"})
+        answers = []
+        worker = threading.Thread(target=lambda: answers.append(reg.call("bash", {"command": "sleep 300"})))
+        worker.start()
+        time.sleep(0.5)
+        assert reg.call("bash", {"restart": True}).text == "tool has been restarted."
+        worker.join(20)
+        assert not worker.is_alive()
+        assert answers[0].is_error and "bash has exited" in answers[0].text
+        assert reg.call("bash", {"command": "echo fresh"}).text == "fresh"
+
+
+def test_many_sessions_leave_no_descriptor_or_process_behind(tmp_path):
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(20):
+        with agenttools.toolset("anthropic", root=str(tmp_path)) as reg:
+            pid = int(reg.call("bash", {"command": "echo $$"}).text)
+            reg.call("bash", {"restart": True})
+        assert gone(pid)
+    assert len(os.listdir("/proc/self/fd")) <= before
+
+
+# --- attacks on the editor ---
+
+
+def test_a_name_that_is_not_utf8_is_listed_with_a_replacement_character(reg, tmp_path):
+    os.mkdir(os.fsencode(tmp_path) + b"/bad\xff")
+    out = reg.call(E, {"command": "view", "path": str(tmp_path)})
+    assert f"{tmp_path}/bad\ufffd\n" in out.text
+    out.text.encode("utf-8")  # no lone surrogate: the text can be sent
+
+
+def test_create_in_git_metadata_is_refused_with_the_documented_text(reg, tmp_path):
+    (tmp_path / ".git").mkdir()
+    out = reg.call(E, {"command": "create", "path": f"{tmp_path}/.git/hooks", "file_text": "x"})
+    assert (out.text, out.is_error) == (
+        f"The path {tmp_path}/.git/hooks is inside git metadata and cannot be written.", True)
+
+
+def test_create_with_text_that_is_not_unicode_writes_nothing(reg, tmp_path):
+    """The reference's text for a lone surrogate (Python's encode error); the reference also leaves an empty file."""
+    out = reg.call(E, {"command": "create", "path": f"{tmp_path}/c.txt", "file_text": "x\udcff"})
+    assert (out.text, out.is_error) == (
+        "Ran into 'utf-8' codec can't encode character '\\udcff' in position 1: surrogates not allowed while "
+        f"trying to write to {tmp_path}/c.txt", True)
+    assert not (tmp_path / "c.txt").exists()
+
+
+_CALL_UNPRIVILEGED = r"""
+import json, sys
+import agenttools
+root, calls = sys.argv[1], json.loads(sys.argv[2])
+with agenttools.toolset("anthropic", root=root) as reg:
+    print(json.dumps([[out.text, out.is_error] for out in (reg.call("str_replace_based_edit_tool", c) for c in calls)]))
+"""
+
+
+def _drop_capabilities() -> None:  # pragma: no cover - runs in the child, before exec
+    """Empty the capability bounding set: after exec, uid 0 has no capabilities (an ordinary user's checks)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    for cap in range(64):
+        if libc.prctl(24, cap, 0, 0, 0) != 0 and ctypes.get_errno() != errno.EINVAL:  # PR_CAPBSET_DROP
+            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP)")
+
+
+def _unprivileged(root: Path, calls: list[dict[str, object]]) -> list[list[object]]:
+    """The answers to ``calls`` as a user without privileges: in a child without capabilities when we are root."""
+    if os.geteuid() != 0:
+        with agenttools.toolset("anthropic", root=str(root)) as reg:
+            return [[out.text, out.is_error] for out in (reg.call(E, c) for c in calls)]
+    done = subprocess.run([sys.executable, "-c", _CALL_UNPRIVILEGED, str(root), json.dumps(calls)],
+                          preexec_fn=_drop_capabilities, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    return list(json.loads(done.stdout))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="capabilities are Linux's")
+def test_a_write_the_os_refuses_is_worded_on_the_path_given_as_the_reference_words_it(tmp_path):
+    """The reference's ``path.write_text`` fails with ``[Errno 13] Permission denied: '<path>'`` (edit.py)."""
+    (tmp_path / "ro.txt").write_text("ro\n")
+    os.chmod(tmp_path / "ro.txt", 0o444)
+    (tmp_path / "rodir").mkdir()
+    os.chmod(tmp_path / "rodir", 0o555)
+    answers = _unprivileged(tmp_path, [
+        {"command": "str_replace", "path": f"{tmp_path}/ro.txt", "old_str": "ro", "new_str": "rw"},
+        {"command": "insert", "path": f"{tmp_path}/ro.txt", "insert_line": 0, "insert_text": "rw"},
+        {"command": "create", "path": f"{tmp_path}/rodir/f.txt", "file_text": "x"},
+    ])
+    os.chmod(tmp_path / "rodir", 0o755)
+    ro, new = f"{tmp_path}/ro.txt", f"{tmp_path}/rodir/f.txt"
+    assert answers == [
+        [f"Ran into [Errno 13] Permission denied: '{ro}' while trying to write to {ro}", True],
+        [f"Ran into [Errno 13] Permission denied: '{ro}' while trying to write to {ro}", True],
+        [f"Ran into [Errno 13] Permission denied: '{new}' while trying to write to {new}", True],
+    ]
+    assert (tmp_path / "ro.txt").read_text() == "ro\n"
+    assert os.listdir(tmp_path / "rodir") == []

@@ -62,26 +62,29 @@ def _exited(code: int) -> ToolOutput:
 def bash(state: State, args: dict[str, Any]) -> ToolOutput:
     """Run a command in the session (started on first use), or restart it."""
     command = args.get("command")
-    if args.get("restart"):
-        state.close_session()
-        _start(state)
-        return to_output(BashResult(system="tool has been restarted."))
-    session = state.session if state.session is not None else _start(state)
+    with state.lock:
+        if args.get("restart"):
+            state.close_session()
+            _start(state)
+            return to_output(BashResult(system="tool has been restarted."))
+        session = state.session if state.session is not None else _start(state)
     if command is None:
         raise fail("no command provided.")
     if not isinstance(command, str):
         raise fail(f"Invalid `command` parameter: {command!r}. It should be a string.")
     timed_out = f"timed out: bash has not returned in {_seconds(state.timeout)} seconds and must be restarted"
+    if session.timed_out:  # before the exit status: the timeout killed bash
+        raise fail(timed_out)
     code = session.returncode
     if code is not None:
         return _exited(code)
-    if session.timed_out:
-        raise fail(timed_out)
     finished = session.run(command, state.timeout)
     if finished.timed_out:
         raise fail(timed_out)
     if finished.cancelled:
-        state.session = None
+        with state.lock:
+            if state.session is session:  # not a session a restart started meanwhile
+                state.session = None
         raise fail("the tool call was cancelled; the bash session was ended")
     if finished.exited is not None:
         return _exited(finished.exited)

@@ -21,6 +21,7 @@ from agenttools.errors import (
     IsDirectoryError,
     NotFoundError,
     SpecialFileError,
+    ToolFailure,
 )
 from agenttools.output import ToolOutput
 from agenttools.toolsets.anthropic.state import State, resolve
@@ -49,7 +50,7 @@ def _validate_path(state: State, command: Any, shown: Path) -> str:
     """The reference's ``validate_path`` (absolute, exists, not over a file, directories only viewed) + confinement."""
     if not shown.is_absolute():
         raise fail(f"The path {shown} is not an absolute path, it should start with `/`. Maybe you meant {shown}?")
-    real = resolve(state, shown)
+    real = resolve(state, shown, write=command == "create")
     exists = _exists(real)
     if not exists and command != "create":
         raise fail(f"The path {shown} does not exist. Please provide a valid path.")
@@ -131,6 +132,19 @@ def _read(state: State, shown: Path, real: str) -> str:
         raise fail(f"Ran into {exc} while trying to read {shown}") from None
 
 
+def _write_error(exc: BaseException, shown: Path) -> ToolFailure:
+    """A failed write as the reference words it: the OS's error on the path as given (``[Errno 13] ...: '/p'``).
+
+    The OS names the file we opened (a temporary file next to it, or a name relative to its directory); the
+    reference's ``write_text`` names the path it was given. Our own refusals (hard links, size, git metadata, a
+    file swapped while written) keep their words.
+    """
+    if isinstance(exc, OSError) and not isinstance(exc, AgentToolsError) and exc.errno is not None \
+            and exc.filename is not None and exc.strerror == os.strerror(exc.errno):
+        return fail(f"Ran into {_os_error(exc.errno, shown)} while trying to write to {shown}")
+    return fail(f"Ran into {exc} while trying to write to {shown}")
+
+
 def _write(state: State, shown: Path, real: str, text: str) -> None:
     """Write an edited file in place (atomically, mode kept), or fail as the reference words a write failure."""
     ws = state.workspace
@@ -143,7 +157,7 @@ def _write(state: State, shown: Path, real: str, text: str) -> None:
             raise FileTooLargeError(path=real, size=len(data), limit=ws.max_file_size)
         atomic_write(real, data, root=ws.root_of(real))
     except (AgentToolsError, OSError) as exc:
-        raise fail(f"Ran into {exc} while trying to write to {shown}") from None
+        raise _write_error(exc, shown) from None
 
 
 def _make_output(state: State, content: str, descriptor: str, init_line: int = 1, *,
@@ -198,6 +212,11 @@ def _hidden(path: str) -> bool:
     return "/." in path
 
 
+def _readable(name: str) -> str:
+    """A file name as ``find``'s output decodes with replacement: a byte that is not UTF-8 becomes U+FFFD."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def listing(state: State, shown: Path, real: str) -> tuple[str, str]:
     """What ``find <path> -maxdepth 2 -not -path '*/\\.*'`` prints (stdout, stderr), found without a shell.
 
@@ -212,14 +231,14 @@ def listing(state: State, shown: Path, real: str) -> tuple[str, str]:
 
     def emit(path: str) -> None:
         if not _hidden(path):
-            out.append(path + "\n")
+            out.append(_readable(path) + "\n")
 
     def walk(printed: str, directory: str, depth: int) -> None:
         try:
             with os.scandir(directory) as entries:
                 found = list(entries)
         except OSError as exc:
-            err.append(f"find: {_find_quoted(printed)}: {os.strerror(exc.errno or errno.EIO)}\n")
+            err.append(f"find: {_find_quoted(_readable(printed))}: {os.strerror(exc.errno or errno.EIO)}\n")
             return
         for entry in found:
             path = printed.rstrip("/") + "/" + entry.name
@@ -250,10 +269,16 @@ def _create(state: State, shown: Path, real: str, file_text: str) -> None:
         raise fail(f"Ran into {_os_error(errno.ENOTDIR, shown)} while trying to write to {shown}") from None
     if not stat.S_ISDIR(mode):
         raise fail(f"Ran into {_os_error(errno.ENOTDIR, shown)} while trying to write to {shown}")
+    if os.path.islink(real):  # a symlink loop (resolve left it as given): open() would fail with ELOOP
+        raise fail(f"Ran into {_os_error(errno.ELOOP, shown)} while trying to write to {shown}")
+    try:
+        file_text.encode("utf-8")
+    except UnicodeEncodeError as exc:  # a lone surrogate: nothing is written (the reference leaves an empty file)
+        raise fail(f"Ran into {exc} while trying to write to {shown}") from None
     try:
         files.write_file(state.workspace, real, file_text, keep_format=False, create_parents=False)
     except (AgentToolsError, OSError, UnicodeError) as exc:
-        raise fail(f"Ran into {exc} while trying to write to {shown}") from None
+        raise _write_error(exc, shown) from None
 
 
 def _str_replace(state: State, shown: Path, real: str, old_str: str, new_str: str | None) -> str:

@@ -3,10 +3,16 @@
 The reference writes ``<command>; echo '<<exit>>'`` to bash's stdin and reads until the sentinel shows up. That
 never ends after a trailing comment (the echo is commented out), a heredoc (the echo becomes part of it), ``cmd &``
 (``&;`` is a syntax error) or a command that prints the sentinel. Here each command is handed to ``eval`` as one
-ANSI-C-quoted word, so it is parsed alone and whatever it holds, the sentinel (unique to the session) is echoed
-after it. The command's stdin is ``/dev/null`` (a command reading stdin would otherwise wait forever, or eat the
-commands after it), and blank lines keep bash's line counter where the reference's would be, so error messages
-(``/bin/bash: line 3: ...``) carry the same line numbers.
+ANSI-C-quoted word, so it is parsed alone and whatever it holds, a sentinel is printed after it. The sentinel is
+fresh for every command and printed from two pieces, so nothing the command can see (``$_``, which is the
+reference's ``<<exit>>``; ``BASH_COMMAND`` in a ``DEBUG`` trap; ``set -x``/``set -v`` traces sent to stdout) holds
+it whole: output can never end a command early or push its end into the next command's output. It goes to a copy
+of bash's stdout made when the session starts (closed while the command runs), so a command that redirects the
+shell's stdout for good (``exec >log``) still ends. ``eval`` and ``printf`` are called through ``\\builtin``, so
+aliases and functions of those names do not change them. The command's stdin is ``/dev/null`` (a command reading
+stdin would otherwise wait forever, or eat the commands after it), and blank lines keep bash's line counter where
+the reference's would be, so error messages (``/bin/bash: line 3: ...``) carry the same line numbers. Once bash is
+gone or a command outlives the timeout, everything the session started is killed: it can only be restarted.
 """
 
 from __future__ import annotations
@@ -31,8 +37,12 @@ _ESCAPES = {ord("\\"): "\\\\", ord("'"): "\\'", ord("\n"): "\\n", ord("\t"): "\\
 
 
 def quote(command: str) -> str:
-    """``command`` as one bash ``$'...'`` word: printable ASCII as is, every other byte escaped."""
-    data = command.encode("utf-8", errors="surrogateescape")
+    """``command`` as one bash ``$'...'`` word: printable ASCII as is, every other byte escaped.
+
+    NUL bytes are left out, as bash leaves them out of the commands it reads (in ``$'...'`` a ``\\x00`` would end
+    the word there and silently drop the rest of the command).
+    """
+    data = command.encode("utf-8", errors="surrogateescape").replace(b"\0", b"")
     return "$'" + "".join(chr(b) if b in _SAFE else _ESCAPES.get(b, f"\\x{b:02x}") for b in data) + "'"
 
 
@@ -84,8 +94,16 @@ class _Stream:
         return data.decode("utf-8", errors="replace")
 
 
+_STDOUT_COPY = 19
+"""The descriptor holding a copy of bash's stdout, where sentinels go (closed while a command runs)."""
+_DRAIN = 0.5
+"""Seconds spent at most reading what bash printed while exiting (a job it left may write on and on)."""
+
+
 class BashSession:
     """One ``/bin/bash`` reading commands from a pipe, in its own session, started in ``cwd``.
+
+    Calls of :meth:`run` are serialised; :meth:`close` may come from any thread, also while a command runs.
 
     Args:
         cwd: Where bash starts.
@@ -94,9 +112,11 @@ class BashSession:
 
     def __init__(self, cwd: str, *, max_output: int) -> None:
         self.marker = new_session()
-        self.sentinel = f"<<exit-{secrets.token_hex(8)}>>".encode()
-        self._lock = threading.Lock()
+        self.sentinel = b""
+        """What ends the command running now (a fresh one for each command)."""
+        self._lock = threading.RLock()
         self._timed_out = False
+        self._copied = False
         self._max_output = max_output
         environment = non_interactive_env()
         environment[SESSION_VARIABLE] = self.marker
@@ -119,7 +139,7 @@ class BashSession:
 
     @property
     def timed_out(self) -> bool:
-        """A command outlived the timeout: the session must be restarted."""
+        """A command outlived the timeout: everything was killed and the session must be restarted."""
         return self._timed_out
 
     def _read(self, timeout: float) -> bool:
@@ -156,13 +176,23 @@ class BashSession:
         with self._lock:
             return self._run(command, timeout)
 
+    def _line(self, command: str) -> bytes:
+        """What bash is sent for ``command``, with a fresh sentinel."""
+        token = secrets.token_hex(8)
+        self.sentinel = f"<<exit-{token}>>".encode()
+        copy = "" if self._copied else f"exec {_STDOUT_COPY}>&1; "  # the first line: nothing redefined yet
+        self._copied = True
+        line = (f"{copy}\\builtin eval {quote(command)} < /dev/null {_STDOUT_COPY}>&-; "
+                f"\\builtin printf '%s%s\\n%.0s' '<<exit-{token[:8]}' '{token[8:]}>>' '<<exit>>' >&{_STDOUT_COPY}\n")
+        return (line + "\n" * command.count("\n")).encode()
+
     def _run(self, command: str, timeout: float) -> Finished:
-        line = f"eval {quote(command)} < /dev/null; echo '{self.sentinel.decode()}'\n" + "\n" * command.count("\n")
+        line = self._line(command)
         assert self._process.stdin is not None  # noqa: S101 - PIPE
         try:
-            self._process.stdin.write(line.encode())
+            self._process.stdin.write(line)
             self._process.stdin.flush()
-        except OSError:
+        except (OSError, ValueError):  # bash is gone, or the session was closed
             return self._exited()
         deadline = time.monotonic() + timeout
         scope = current_scope()
@@ -176,10 +206,12 @@ class BashSession:
                 return Finished(cancelled=True)
             if now >= deadline:
                 self._timed_out = True
+                self._kill()
                 return Finished(timed_out=True)
             if not self._read(min(0.05, deadline - now)) or self._process.poll() is not None:
+                drain = time.monotonic() + _DRAIN
                 while self._read(0.02) and self.sentinel not in self._pending:  # what it printed while exiting
-                    if not self._selector.select(timeout=0):
+                    if not self._selector.select(timeout=0) or time.monotonic() > drain:
                         break
                 split = self._split()
                 return split if split is not None else self._exited()
@@ -194,7 +226,7 @@ class BashSession:
         while True:  # stderr written before the sentinel is in the pipe by now
             try:
                 data = os.read(self._process.stderr.fileno(), 65536)
-            except OSError:  # BlockingIOError: nothing more
+            except (OSError, ValueError):  # BlockingIOError: nothing more
                 break
             if not data:
                 break
@@ -208,20 +240,31 @@ class BashSession:
             code = self._process.wait(timeout=1)
         except subprocess.TimeoutExpired:  # pragma: no cover - bash closed its pipes but lives on
             code = -9
+        self._kill()  # the jobs bash left behind: the session can only be restarted
         self._out.take()
         self._err.take()
         self._pending = b""
         return Finished(exited=code)
 
-    def close(self) -> None:
+    def _kill(self) -> None:
         """Kill bash and everything it started (background jobs and daemons included)."""
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            kill_group(self._process.pid, grace=0.1)
+        if self._process.returncode is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                kill_group(self._process.pid, grace=0.1)
         kill_session(self.marker)
+
+    def close(self) -> None:
+        """Kill bash and everything it started, and release its pipes (a command running now ends at once)."""
+        self._kill()
         with contextlib.suppress(subprocess.TimeoutExpired):
             self._process.wait(timeout=5)
-        self._selector.close()
-        for stream in (self._process.stdin, self._process.stdout, self._process.stderr):
-            if stream is not None:
-                with contextlib.suppress(OSError):
-                    stream.close()
+        if not self._lock.acquire(timeout=5):  # pragma: no cover - the running command returns once bash is dead
+            return
+        try:
+            self._selector.close()
+            for stream in (self._process.stdin, self._process.stdout, self._process.stderr):
+                if stream is not None:
+                    with contextlib.suppress(OSError):
+                        stream.close()
+        finally:
+            self._lock.release()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 import attrs
@@ -31,12 +32,15 @@ class State:
     """Bytes of stdout and of stderr kept per command (the middle is elided beyond it)."""
     session: BashSession | None = None
     """The bash session, or None before the first call and after the registry is closed."""
+    lock: threading.RLock = attrs.field(factory=threading.RLock)
+    """Held to start, replace or end the session, so concurrent calls never start two (one would be lost)."""
 
     def close_session(self) -> None:
         """End the bash session and everything it started (background jobs included)."""
-        session, self.session = self.session, None
-        if session is not None:
-            session.close()
+        with self.lock:
+            session, self.session = self.session, None
+            if session is not None:
+                session.close()
 
 
 def resolve(state: State, shown: Path, *, write: bool = False) -> str:
