@@ -397,7 +397,7 @@ def sniff_format(head: bytes, *, complete: bool, path: str = "<bytes>") -> TextF
 def _make_temp(dir_fd: int | None, directory: str, name: str, perms: int = 0o600) -> tuple[str, int]:
     """Create a new temporary file (``perms`` less the umask, ``O_EXCL``, no symlink followed) next to ``name``."""
     for _ in range(100):
-        temp = f".{name[:180]}.{os.urandom(4).hex()}.agenttools-tmp"
+        temp = f".{os.fsdecode(os.fsencode(name)[:180])}.{os.urandom(4).hex()}.agenttools-tmp"  # 205 bytes at most
         try:
             fd = os.open(_at(dir_fd, directory, temp), os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW | _O_CLOEXEC,
                          perms, dir_fd=dir_fd)

@@ -81,3 +81,12 @@ def test_legacy_encoding_round_trips(ws, tmp_path):
     target.write_bytes("caf\xe9 cr\xe8me br\xfbl\xe9e\n".encode("cp1252") * 3)
     replace_text(ws, "latin.txt", "cr\xe8me", "CR\xc8ME", expected=3)
     assert target.read_bytes() == "caf\xe9 CR\xc8ME br\xfbl\xe9e\n".encode("cp1252") * 3
+
+
+def test_a_name_of_many_multibyte_characters_can_be_edited(tmp_path):
+    """The temporary file's name is cut in bytes: 120 x 'é' is 240 bytes, under the 255-byte limit, and editable."""
+    name = "\u00e9" * 120 + ".txt"
+    (tmp_path / name).write_text("old\n")
+    replace_text(Workspace(str(tmp_path)), name, "old", "new")
+    assert (tmp_path / name).read_text() == "new\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [name]
