@@ -6,8 +6,6 @@ import os
 import threading
 from pathlib import Path
 
-import attrs
-
 from agenttools.errors import DeniedPathError, OutsideWorkspaceError, PathError, ProtectedPathError
 from agenttools.toolsets.anthropic.session import BashSession
 from agenttools.toolsets.anthropic.texts import fail
@@ -19,21 +17,24 @@ DEFAULT_TIMEOUT = 120.0
 """The reference's ``_BashSession._timeout``: seconds a command may take before the session must be restarted."""
 
 
-@attrs.define
 class State:
     """What the handlers share: the workspace, ``max_characters`` and the bash session (started on first use)."""
 
-    workspace: Workspace
-    max_characters: int | None = None
-    """Characters of a file ``view`` shows before the clipped note (None: the reference's 16000)."""
-    timeout: float = DEFAULT_TIMEOUT
-    """Seconds a bash command may take before the session must be restarted."""
-    max_output: int = 16 * 1024 * 1024
-    """Bytes of stdout and of stderr kept per command (the middle is elided beyond it)."""
-    session: BashSession | None = None
-    """The bash session, or None before the first call and after the registry is closed."""
-    lock: threading.RLock = attrs.field(factory=threading.RLock)
-    """Held to start, replace or end the session, so concurrent calls never start two (one would be lost)."""
+    __slots__ = ("__weakref__", "lock", "max_characters", "max_output", "session", "timeout", "workspace")
+
+    def __init__(self, *, workspace: Workspace, max_characters: int | None = None, timeout: float = DEFAULT_TIMEOUT,
+                 max_output: int = 16 * 1024 * 1024) -> None:
+        self.workspace = workspace
+        self.max_characters = max_characters
+        """Characters of a file ``view`` shows before the clipped note (None: the reference's 16000)."""
+        self.timeout = timeout
+        """Seconds a bash command may take before the session must be restarted."""
+        self.max_output = max_output
+        """Bytes of stdout and of stderr kept per command (the middle is elided beyond it)."""
+        self.session: BashSession | None = None
+        """The bash session, or None before the first call and after the registry is closed."""
+        self.lock = threading.RLock()
+        """Held to start, replace or end the session, so concurrent calls never start two (one would be lost)."""
 
     def close_session(self) -> None:
         """End the bash session and everything it started (background jobs included)."""

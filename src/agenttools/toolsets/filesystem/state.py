@@ -16,8 +16,6 @@ import os
 import re
 import unicodedata
 
-import attrs
-
 from agenttools.toolsets._node import node_error
 from agenttools.toolsets.filesystem.texts import fail
 from agenttools.workspace import Workspace
@@ -31,14 +29,16 @@ _QUOTES = re.compile(r"^[\"']|[\"']$")
 _WINDOWS_DRIVE = re.compile(r"^(?:[A-Za-z]:)(?:[\\/]|$)")
 
 
-@attrs.define
 class State:
     """What the handlers share: the workspace and upstream's list of allowed directories."""
 
-    workspace: Workspace
-    allowed: tuple[str, ...]
-    """Upstream's ``allowedDirectories``: each directory as given (made absolute) and, when it differs, its real
-    path; ``list_allowed_directories`` lists them and the access-denied texts name them."""
+    __slots__ = ("__weakref__", "allowed", "workspace")
+
+    def __init__(self, *, workspace: Workspace, allowed: tuple[str, ...]) -> None:
+        self.workspace = workspace
+        self.allowed = allowed
+        """Upstream's ``allowedDirectories``: each directory as given (made absolute) and, when it differs, its
+        real path; ``list_allowed_directories`` lists them and the access-denied texts name them."""
 
     @property
     def max_file_size(self) -> int:

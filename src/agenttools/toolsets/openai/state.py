@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import attrs
-
 from agenttools.shell import new_session
 from agenttools.workspace import Workspace
 
@@ -15,14 +13,17 @@ DEFAULT_MAX_OUTPUT_LENGTH = 1_000_000
 """Characters of stdout plus stderr kept per command when the call names no ``max_output_length``."""
 
 
-@attrs.define
 class State:
     """What the handlers share."""
 
-    workspace: Workspace
-    timeout_ms: int = DEFAULT_TIMEOUT_MS
-    """Milliseconds a shell command may run when the call does not say."""
-    max_output_length: int = DEFAULT_MAX_OUTPUT_LENGTH
-    """Characters kept per command when the call does not say."""
-    session: str = attrs.field(factory=new_session)
-    """Marks every process the shell tool starts; closing the toolset kills them."""
+    __slots__ = ("__weakref__", "max_output_length", "session", "timeout_ms", "workspace")
+
+    def __init__(self, *, workspace: Workspace, timeout_ms: int = DEFAULT_TIMEOUT_MS,
+                 max_output_length: int = DEFAULT_MAX_OUTPUT_LENGTH) -> None:
+        self.workspace = workspace
+        self.timeout_ms = timeout_ms
+        """Milliseconds a shell command may run when the call does not say."""
+        self.max_output_length = max_output_length
+        """Characters kept per command when the call does not say."""
+        self.session = new_session()
+        """Marks every process the shell tool starts; closing the toolset kills them."""
