@@ -147,7 +147,7 @@ Hunk = AddFile | DeleteFile | UpdateFile
 
 @attrs.frozen(kw_only=True)
 class FileChange:
-    """What a patch does to one file."""
+    """What a patch does to one file (all its hunks on that file together)."""
 
     action: Literal["add", "update", "delete"]
     path: str
@@ -173,7 +173,13 @@ class PatchResult(MarkdownRepr):
     deleted: tuple[str, ...]
     """Files deleted."""
     changes: tuple[FileChange, ...] = attrs.field(repr=False)
-    """Each hunk's effect, in patch order."""
+    """Each file's net change, in the order the patch first touches it.
+
+    Several hunks on one file make one change: its first ``before`` and its last ``after`` (an update, then a
+    move, is one update with ``move_to``; an added file updated later is one add; a file updated then deleted is
+    one delete of its first text). So a patch that changes a file many times keeps two texts of it, not two per
+    hunk. A file added and then deleted by the same patch is a delete with neither text.
+    """
     dry_run: bool = False
     """Nothing was written."""
 
@@ -193,7 +199,8 @@ class PatchResult(MarkdownRepr):
         -p1`` or ``git apply`` in the root applies it. See :func:`agenttools._diff.unified_diff`.
         """
         return "".join(unified_diff(change.before, change.after, change.path, new_path=change.move_to,
-                                    git_header=True) for change in self.changes)
+                                    git_header=True)
+                       for change in self.changes if change.before is not None or change.after is not None)
 
 
 # ---------------------------------------------------------------------------------------------------------- parse
@@ -672,7 +679,7 @@ def _refused(context: str, display: str, exc: AgentToolsError) -> PatchError:
 
 
 def apply_patch(ws: Workspace, patch: str | Sequence[Hunk], *, dry_run: bool = False,
-                max_size: int | None = None) -> PatchResult:
+                max_size: int | None = None, max_patch_size: int | None = None) -> PatchResult:
     """Apply a V4A patch all-or-nothing: every hunk is checked in order, then every file is written.
 
     Relative paths resolve against the workspace's cwd; every path must stay inside the workspace. ``Add File``
@@ -685,21 +692,28 @@ def apply_patch(ws: Workspace, patch: str | Sequence[Hunk], *, dry_run: bool = F
         patch: The patch text, or hunks from :func:`parse_patch`.
         dry_run: Check everything and report, write nothing (:attr:`PatchResult.diff` shows the change).
         max_size: The largest file read, overwritten or written (default: the workspace's ``max_file_size``).
+        max_patch_size: The largest patch text, in UTF-8 bytes (default: the workspace's ``max_file_size``); a
+            larger one is refused before it is read (hunks passed as a sequence are not measured).
 
     Raises:
-        PatchParseError: The patch is malformed (the reference's ``Invalid patch...`` text).
+        PatchParseError: The patch is malformed (the reference's ``Invalid patch...`` text), or larger than
+            ``max_patch_size`` (``Invalid patch: the patch is larger than N bytes (max_patch_size); ...``).
         PatchError: A hunk does not apply, or a path is refused; nothing was written. Its message is the
             reference's, or for a path the reference would have used but we refuse, the reference's context
             followed by why (``Failed to write file /abs/x: path ... is outside the allowed directories``).
     """
-    hunks = parse_patch(patch) if isinstance(patch, str) else tuple(patch)
+    if isinstance(patch, str):
+        _check_size(patch, ws.max_file_size if max_patch_size is None else max_patch_size)
+        hunks = parse_patch(patch)
+    else:
+        hunks = tuple(patch)
     if not hunks:
         raise PatchError("No files were modified.", path="")
     plan = _Plan(ws=ws, limit=ws.max_file_size if max_size is None else max_size)
     added: list[str] = []
     modified: list[str] = []
     deleted: list[str] = []
-    changes: list[FileChange] = []
+    changes = _Changes()
 
     for hunk in hunks:
         display = _display(ws, hunk.path)
@@ -707,8 +721,7 @@ def apply_patch(ws: Workspace, patch: str | Sequence[Hunk], *, dry_run: bool = F
             key = _write_key(ws, plan, hunk.path, display)
             old = plan.write(key, hunk.contents, display)
             added.append(hunk.path)
-            changes.append(FileChange(action="add", path=hunk.path, real_path=Path(key), before=old,
-                                      after=hunk.contents))
+            changes.add(key, hunk.path, old, hunk.contents)
         elif isinstance(hunk, DeleteFile):
             try:
                 entry = str(ws.resolve_entry(hunk.path, write=True))
@@ -716,10 +729,10 @@ def apply_patch(ws: Workspace, patch: str | Sequence[Hunk], *, dry_run: bool = F
                 raise _refused("Failed to delete file", display, exc) from None
             if not plan.exists(entry) or plan.is_dir(entry):  # a symlink to a directory too, as the reference
                 raise PatchError(f"Failed to delete file {display}", path=display)
-            old = plan.state[entry] if entry in plan.state else _peek(plan, entry)
+            old = None if entry in changes.live else plan.state[entry] if entry in plan.state else _peek(plan, entry)
             plan.state[entry] = _DELETED
             deleted.append(hunk.path)
-            changes.append(FileChange(action="delete", path=hunk.path, real_path=Path(entry), before=old))
+            changes.delete(entry, hunk.path, old)
         else:
             key = _read_key(ws, plan, hunk.path, display)
             old = plan.text_of(key, display)
@@ -727,7 +740,7 @@ def apply_patch(ws: Workspace, patch: str | Sequence[Hunk], *, dry_run: bool = F
             if hunk.move_to is None:
                 plan.write(key, new, display, checked=True)
                 modified.append(hunk.path)
-                changes.append(FileChange(action="update", path=hunk.path, real_path=Path(key), before=old, after=new))
+                changes.update(key, key, hunk.path, None, old, new)
                 continue
             dest_display = _display(ws, hunk.move_to)
             source_entry = _entry(ws, hunk.path, display)
@@ -742,12 +755,102 @@ def apply_patch(ws: Workspace, patch: str | Sequence[Hunk], *, dry_run: bool = F
             if dest_entry != source_entry and dest != source_entry:
                 plan.state[source_entry] = _DELETED
             modified.append(hunk.move_to)
-            changes.append(FileChange(action="update", path=hunk.path, real_path=Path(dest), move_to=hunk.move_to,
-                                      before=old, after=new))
+            changes.update(key, dest, hunk.path, hunk.move_to, old, new)
     if not dry_run:
         _commit(ws, plan)
-    return PatchResult(added=tuple(added), modified=tuple(modified), deleted=tuple(deleted), changes=tuple(changes),
-                       dry_run=dry_run)
+    return PatchResult(added=tuple(added), modified=tuple(modified), deleted=tuple(deleted),
+                       changes=changes.result(), dry_run=dry_run)
+
+
+def _check_size(patch: str, limit: int) -> None:
+    """Refuse, before reading it, a patch text of more than ``limit`` bytes (UTF-8)."""
+    if len(patch) > limit or (4 * len(patch) > limit and len(patch.encode("utf-8", "surrogatepass")) > limit):
+        raise PatchParseError(f"the patch is larger than {limit} bytes (max_patch_size); split it into smaller "
+                              "patches")
+
+
+class _Record:
+    """One file's net change so far (a mutable :class:`FileChange`)."""
+
+    __slots__ = ("action", "after", "before", "move_to", "path", "real_path", "source")
+
+    def __init__(self, action: Literal["add", "update", "delete"], path: str, real_path: str,
+                 before: str | None, after: str | None, move_to: str | None = None) -> None:
+        self.action: Literal["add", "update", "delete"] = action
+        self.path = path
+        self.real_path = real_path
+        self.source = real_path
+        """Where the file was before the patch (a moved file's source)."""
+        self.move_to = move_to
+        self.before = before
+        self.after = after
+
+
+class _Changes:
+    """The :attr:`PatchResult.changes` being built: one record per file, merged hunk by hunk.
+
+    ``live`` maps each path whose text in the plan a record holds to that record's index: a later hunk on the
+    same file updates the record (its ``after``, its name when moved) instead of adding one, so a patch that
+    changes one file many times keeps two texts of it (the first ``before``, the last ``after``), not two per
+    hunk.
+    """
+
+    def __init__(self) -> None:
+        self.records: list[_Record | None] = []
+        self.live: dict[str, int] = {}
+
+    def _record(self, key: str) -> _Record | None:
+        at = self.live.get(key)
+        return None if at is None else self.records[at]
+
+    def _new(self, key: str, record: _Record) -> None:
+        self.live[key] = len(self.records)
+        self.records.append(record)
+
+    def add(self, key: str, path: str, old: str | None, contents: str) -> None:
+        record = self._record(key)
+        if record is None:
+            self._new(key, _Record("add", path, key, old, contents))
+            return
+        record.after = contents
+        if record.action == "delete":
+            record.action = "add" if record.before is None else "update"
+
+    def delete(self, entry: str, path: str, old: str | None) -> None:
+        record = self._record(entry)
+        if record is None:
+            self._new(entry, _Record("delete", path, entry, old, None))
+            return
+        record.after = None
+        record.action = "delete"
+        if record.move_to is not None:  # moved, then deleted: what is gone is the file at its first name
+            record.move_to = None
+            record.real_path = record.source
+
+    def update(self, key: str, dest: str, path: str, move_to: str | None, old: str, new: str) -> None:
+        at = self.live.get(key)
+        if dest != key:
+            self.live.pop(key, None)
+            replaced = self.live.pop(dest, None)
+            if replaced is not None and replaced != at:
+                self.records[replaced] = None  # a move over a file this patch changed: that change is overwritten
+        if at is None:
+            self._new(dest, _Record("update", path, dest, old, new, move_to))
+            return
+        record = self.records[at]
+        assert record is not None  # noqa: S101 - live records are never dropped
+        record.after = new
+        record.real_path = dest
+        if move_to is not None:
+            if record.action == "add":
+                record.path = move_to
+            else:
+                record.move_to = None if dest == record.source else move_to
+        self.live[dest] = at
+
+    def result(self) -> tuple[FileChange, ...]:
+        return tuple(FileChange(action=r.action, path=r.path, real_path=Path(r.real_path), move_to=r.move_to,
+                                before=r.before, after=r.after) for r in self.records if r is not None)
 
 
 def _display(ws: Workspace, path: str) -> str:

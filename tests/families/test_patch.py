@@ -321,3 +321,73 @@ def test_line_endings_bom_and_a_missing_final_newline_are_kept_outside_the_chang
     apply_patch(ws, P("*** Update File: m.txt", "@@", " second", "-third", "+THIRD"))
     assert (ws.root / "m.txt").read_bytes() == b"\xef\xbb\xbffirst\r\nsecond\nTHIRD\r\nlast\r\n"
 
+
+
+# ---------------------------------------------------------------------------------------------------- memory bounds
+
+def test_a_patch_larger_than_the_limit_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    ws = Workspace(root, max_file_size=100)
+    patch = P("*** Add File: big.txt", *["+" + "x" * 20] * 5)  # 149 bytes: over the workspace's 100
+    with pytest.raises(PatchParseError) as caught:
+        apply_patch(ws, patch)
+    assert caught.value.message == ("Invalid patch: the patch is larger than 100 bytes (max_patch_size); split it "
+                                    "into smaller patches")
+    assert not (root / "big.txt").exists()
+    # Counted in UTF-8 bytes: 40 characters of 3 bytes each are over 100 bytes
+    with pytest.raises(PatchParseError, match="larger than 100 bytes"):
+        apply_patch(ws, P("*** Add File: e.txt", "+" + "\u20ac" * 40))
+    # max_patch_size moves the limit either way; a patch at the limit applies
+    with pytest.raises(PatchParseError, match="larger than 10 bytes"):
+        apply_patch(ws, P("*** Add File: s.txt", "+s"), max_patch_size=10)
+    apply_patch(ws, patch, max_patch_size=len(patch), max_size=1000)
+    assert (root / "big.txt").read_text() == ("x" * 20 + "\n") * 5
+
+
+def test_many_hunks_on_one_file_make_one_change(ws: Workspace) -> None:
+    """Each file's change holds its first text and its last, however many hunks touch it; the files are as before."""
+    (ws.root / "a.txt").write_text("1\n2\n3\n")
+    (ws.root / "gone.txt").write_text("g\n")
+    patch = P("*** Update File: a.txt", "@@", "-1", "+one",
+              "*** Add File: n.txt", "+n",
+              "*** Update File: a.txt", "@@", "-2", "+two",
+              "*** Update File: n.txt", "@@", "-n", "+N",
+              "*** Update File: a.txt", "*** Move to: b.txt", "@@", "-3", "+three",
+              "*** Update File: b.txt", "@@", " three", "+four",
+              "*** Update File: gone.txt", "@@", "-g", "+h",
+              "*** Delete File: gone.txt",
+              "*** Add File: tmp.txt", "+t",
+              "*** Delete File: tmp.txt")
+    result = apply_patch(ws, patch)
+    assert result.text == ("Success. Updated the following files:\nA n.txt\nA tmp.txt\nM a.txt\nM a.txt\nM n.txt\n"
+                           "M b.txt\nM b.txt\nM gone.txt\nD gone.txt\nD tmp.txt\n")
+    assert [(c.action, c.path, c.move_to, c.before, c.after) for c in result.changes] == [
+        ("update", "a.txt", "b.txt", "1\n2\n3\n", "one\ntwo\nthree\nfour\n"),
+        ("add", "n.txt", None, None, "N\n"),
+        ("delete", "gone.txt", None, "g\n", None),
+        ("delete", "tmp.txt", None, None, None),
+    ]
+    assert result.changes[0].real_path == ws.root / "b.txt"
+    assert result.changes[2].real_path == ws.root / "gone.txt"
+    assert _tree(ws.root) == {"b.txt": b"one\ntwo\nthree\nfour\n", "n.txt": b"N\n"}
+
+
+def test_the_diff_of_many_hunks_on_one_file_applies(ws: Workspace, tmp_path: Path) -> None:
+    import subprocess
+
+    (ws.root / "a.txt").write_text("1\n2\n3\n")
+    (ws.root / "m.txt").write_text("m\n")
+    patch = P("*** Update File: a.txt", "@@", "-1", "+one", "*** Update File: a.txt", "@@", "-3", "+three",
+              "*** Update File: m.txt", "*** Move to: x.txt", "@@", "-m", "+M",
+              "*** Update File: x.txt", "*** Move to: y.txt", "@@", " M", "+more")
+    diff = apply_patch(ws, patch, dry_run=True).diff
+    assert diff.count("diff --git") == 2
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    (copy / "a.txt").write_text("1\n2\n3\n")
+    (copy / "m.txt").write_text("m\n")
+    subprocess.run(["git", "init", "-q", str(copy)], check=True)
+    subprocess.run(["git", "apply", "-"], input=diff.encode(), cwd=copy, check=True, capture_output=True)
+    apply_patch(ws, patch)
+    assert _tree(copy) == _tree(ws.root) == {"a.txt": b"one\n2\nthree\n", "y.txt": b"M\nmore\n"}

@@ -92,6 +92,23 @@ def test_native_create_and_delete(reg: Any, tmp_path: Path) -> None:
     assert not (tmp_path / "d/n.txt").exists()
 
 
+def test_a_patch_over_the_size_limit_is_refused(tmp_path: Path) -> None:
+    """A patch larger than max_file_size is refused before it is read: the function form and native items."""
+    text = "Invalid patch: the patch is larger than 200 bytes (max_patch_size); split it into smaller patches\n"
+    with agenttools.toolset("openai", root=str(tmp_path), max_file_size=200) as small:
+        out = small.call("apply_patch", {"input": "*** Begin Patch\n*** Add File: a.txt\n" + "+x\n" * 100
+                                                  + "*** End Patch"})
+        assert out.is_error
+        assert out.text == text
+        item = small.run({"type": "apply_patch_call", "call_id": "c1", "status": "completed",
+                          "operation": {"type": "create_file", "path": "a.txt", "diff": "+x\n" * 100}})
+        assert item == {"type": "apply_patch_call_output", "call_id": "c1", "status": "failed", "output": text}
+        assert not (tmp_path / "a.txt").exists()
+        ok = small.run({"type": "apply_patch_call", "call_id": "c2", "status": "completed",
+                        "operation": {"type": "create_file", "path": "a.txt", "diff": "+x\n" * 10}})
+        assert ok["status"] == "completed"
+
+
 def test_native_patch_outside_the_root_fails(reg: Any, tmp_path: Path) -> None:
     item = reg.run({"type": "apply_patch_call", "call_id": "c1", "status": "completed",
                     "operation": {"type": "create_file", "path": "../escape.txt", "diff": "+x"}})
