@@ -326,7 +326,7 @@ def _parse_chunk(lines: list[str], position: int, end: int, line_number: int,
     return Chunk(context=context, lines=tuple(body), end_of_file=end_of_file), position + start + parsed
 
 
-def operation_patch(operation: dict[str, object]) -> str:
+def operation_patch(operation: dict[str, object], *, max_size: int | None = None) -> str:
     """The V4A patch of one Responses ``apply_patch_call`` operation.
 
     ``create_file`` and ``update_file`` carry a ``path`` and a V4A ``diff``; ``delete_file`` only a ``path``. The
@@ -334,9 +334,13 @@ def operation_patch(operation: dict[str, object]) -> str:
     headers of its own (``*** Delete File: other``, ``*** Move to: ...``, ``*** End Patch``), would smuggle other
     changes into it and is refused.
 
+    Args:
+        operation: The item's ``operation``.
+        max_size: Refuse, before parsing it, a patch of more than this many bytes (see :func:`apply_patch`).
+
     Raises:
-        PatchParseError: Not an operation (an unknown ``type``, no ``path``, no ``diff``), or its diff is
-            malformed or would change more than its own path.
+        PatchParseError: Not an operation (an unknown ``type``, no ``path``, no ``diff``), its diff is malformed
+            or would change more than its own path, or the patch is larger than ``max_size``.
     """
     kind, path, diff = operation.get("type"), operation.get("path"), operation.get("diff")
     if not isinstance(path, str):
@@ -354,6 +358,8 @@ def operation_patch(operation: dict[str, object]) -> str:
         body = diff if diff.endswith("\n") or not diff else diff + "\n"
         header, expected = (ADD, AddFile) if kind == "create_file" else (UPDATE, UpdateFile)
         patch = f"{BEGIN}\n{header}{path}\n{body}{END}\n"
+    if max_size is not None:
+        _check_size(patch, max_size)
     hunks = parse_patch(patch)
     if (len(hunks) != 1 or not isinstance(hunks[0], expected) or hunks[0].path != path
             or (isinstance(hunks[0], UpdateFile) and hunks[0].move_to is not None)):

@@ -326,16 +326,29 @@ class Registry:
             ValueError: ``tool_call`` is not a tool call from a known SDK, or a malformed native item.
         """
         parsed = sdk.parse_call(tool_call)
-        if parsed.error is not None:  # a native item that must not run: answered as failed
-            return parsed.shape(ToolOutput(text=parsed.error, is_error=True))
-        return parsed.shape(self.call(parsed.name, parsed.arguments))
+        try:
+            arguments = self._arguments_of(parsed)
+        except (Exception, SystemExit) as error:  # noqa: BLE001 - a native payload that cannot run fails the call
+            self._log(parsed.name, error)
+            return parsed.shape(well_formed_output(self._failure(parsed.name, error)))
+        return parsed.shape(self.call(parsed.name, arguments))
 
     async def arun(self, tool_call: Any) -> dict[str, Any]:
         """Like :meth:`run`, without blocking the event loop."""
         parsed = sdk.parse_call(tool_call)
-        if parsed.error is not None:
-            return parsed.shape(ToolOutput(text=parsed.error, is_error=True))
-        return parsed.shape(await self.acall(parsed.name, parsed.arguments))
+        try:
+            arguments = self._arguments_of(parsed)
+        except (Exception, SystemExit) as error:  # noqa: BLE001 - a native payload that cannot run fails the call
+            self._log(parsed.name, error)
+            return parsed.shape(well_formed_output(self._failure(parsed.name, error)))
+        return parsed.shape(await self.acall(parsed.name, arguments))
+
+    def _arguments_of(self, parsed: sdk.ParsedCall) -> Any:
+        """The arguments of a parsed call: a native item's payload goes through its tool's ``native_arguments``."""
+        tool = self._tools.get(parsed.name) if parsed.native else None
+        if tool is None or tool.native_arguments is None:
+            return parsed.arguments
+        return tool.native_arguments(parsed.arguments)
 
     def to_langchain(self) -> list[Any]:
         """LangChain ``StructuredTool``s for these tools (the ``langchain`` extra); see docs/integrations.md."""

@@ -104,6 +104,10 @@ class Tool:
     """Definition format -> the provider's own declaration of this tool (``{"anthropic": {"type": "bash_20250124",
     "name": "bash"}}``, ``{"openai-responses": {"type": "apply_patch"}}``), emitted verbatim by ``definitions`` in
     that format instead of a function definition."""
+    native_arguments: Callable[[Mapping[str, Any]], dict[str, Any]] | None = attrs.field(default=None, repr=False)
+    """Turns the payload of a native call item (a Responses ``apply_patch_call``'s operation) into this tool's
+    arguments; what it raises is the call's failure, worded by ``render_error``. None: the payload is the
+    arguments."""
 
     @property
     def is_destructive(self) -> bool:

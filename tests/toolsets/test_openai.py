@@ -7,6 +7,8 @@ Shapes are checked with the openai SDK's own types (openai.types.responses). Pat
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -210,3 +212,14 @@ def test_a_native_diff_the_model_got_wrong_is_a_failed_item(reg: Any, tmp_path: 
     assert item["call_id"] == "c1"
     assert item["output"].startswith("Invalid patch: the update_file operation may only change 'a.txt'")
     assert (tmp_path / "a.txt").read_text() == "a\n"
+
+
+def test_the_sdk_layer_reads_native_items_without_the_patch_family() -> None:
+    """Imports point down: the SDK shapes pass the operation on; the openai toolset turns it into a patch."""
+    code = ("import sys, agenttools.sdk as sdk\n"
+            "p = sdk.parse_call({'type': 'apply_patch_call', 'call_id': 'c', 'status': 'completed',"
+            " 'operation': {'type': 'delete_file', 'path': 'a.txt'}})\n"
+            "assert p.native and p.name == 'apply_patch' and p.arguments == {'type': 'delete_file', 'path': 'a.txt'}\n"
+            "print('agenttools.patch' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert done.stdout.strip() == "False"

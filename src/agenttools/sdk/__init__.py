@@ -62,15 +62,19 @@ def definitions(tools: Sequence[Tool], format: str, *, strict: bool | None = Non
 class ParsedCall:
     """A tool call read from any SDK: which tool, what arguments, and how to shape the answer."""
 
-    __slots__ = ("arguments", "call_id", "error", "kind", "name")
+    __slots__ = ("arguments", "call_id", "kind", "name")
 
-    def __init__(self, kind: str, name: str, arguments: Any, call_id: str | None, error: str | None = None) -> None:
+    def __init__(self, kind: str, name: str, arguments: Any, call_id: str | None) -> None:
         self.kind = kind
         self.name = name
         self.arguments = arguments
+        """The call's arguments; for a native item, its payload (see :attr:`native`)."""
         self.call_id = call_id
-        self.error = error
-        """Set when the call must not run: the text of the failed answer (a native item the model got wrong)."""
+
+    @property
+    def native(self) -> bool:
+        """A provider's native call item: its payload goes through the tool's ``native_arguments`` first."""
+        return self.kind in openai_responses.NATIVE_CALLS
 
     def shape(self, out: Answer) -> dict[str, Any]:
         """The answer in the caller's SDK shape."""

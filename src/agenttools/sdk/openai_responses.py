@@ -54,12 +54,11 @@ def parse_call(data: Mapping[str, Any]) -> tuple[str, Any, str | None] | None:
     return str(data.get("name")), data.get("arguments"), data.get("call_id")
 
 
-def parse_native_call(data: Mapping[str, Any]) -> tuple[str, dict[str, Any], str, str | None] | None:
-    """``(tool, arguments, call_id, error)`` of an ``apply_patch_call`` or ``shell_call`` item, or None for others.
+def parse_native_call(data: Mapping[str, Any]) -> tuple[str, dict[str, Any], str] | None:
+    """``(tool, payload, call_id)`` of an ``apply_patch_call`` or ``shell_call`` item, or None for others.
 
-    ``error`` is set (and nothing must run) when the model's part of the item cannot be applied as it stands: an
-    operation whose diff does not parse or would change more than the operation's own path. It is the text of
-    the failed output item.
+    The payload is the item's own: an ``apply_patch_call``'s operation (the tool's ``native_arguments`` turns it
+    into the tool's arguments), a ``shell_call``'s action fields (already the ``shell`` tool's arguments).
 
     Raises:
         ValueError: The item is not a well-formed item of its type (no ``call_id``, no operation or an unknown
@@ -83,19 +82,13 @@ def parse_native_call(data: Mapping[str, Any]) -> tuple[str, dict[str, Any], str
             raise ValueError(f"the {op_type} operation needs a path (a string), got {path!r}")
         if op_type != "delete_file" and not isinstance(diff, str):
             raise ValueError(f"the {op_type} operation needs a diff (a string), got {diff!r}")
-        from agenttools.patch import PatchError, operation_patch
-
-        try:
-            patch = operation_patch(dict(operation))
-        except PatchError as exc:
-            return NATIVE_CALLS[kind], {}, call_id, exc.message + "\n"
-        return NATIVE_CALLS[kind], {"input": patch}, call_id, None
+        return NATIVE_CALLS[kind], dict(operation), call_id
     action = data.get("action")
     if not isinstance(action, Mapping):
         raise ValueError("a shell_call item needs an action")
     arguments = {key: action[key] for key in ("commands", "timeout_ms", "max_output_length")
                  if action.get(key) is not None}
-    return NATIVE_CALLS[kind], arguments, call_id, None
+    return NATIVE_CALLS[kind], arguments, call_id
 
 
 def native_result(kind: str, out: Answer, call_id: str) -> dict[str, Any]:

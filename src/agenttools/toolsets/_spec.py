@@ -71,6 +71,15 @@ class ToolSpec(NamedTuple, Generic[S]):
     """This tool's own error wording; None uses the toolset's."""
     native: Mapping[str, Mapping[str, Any]] = {}
     """Definition format -> the provider's own declaration of this tool, emitted verbatim by ``definitions``."""
+    native_arguments: Callable[[S, Mapping[str, Any]], dict[str, Any]] | None = None
+    """``native_arguments(state, payload)``: a native call item's payload as this tool's arguments."""
+
+
+def _bound(native_arguments: Callable[[S, Mapping[str, Any]], dict[str, Any]] | None,
+           state: S) -> Callable[[Mapping[str, Any]], dict[str, Any]] | None:
+    if native_arguments is None:
+        return None
+    return lambda payload: native_arguments(state, payload)
 
 
 def build_registry(specs: Iterable[ToolSpec[S]], state: S, *, render_error: ErrorRenderer,
@@ -95,6 +104,7 @@ def build_registry(specs: Iterable[ToolSpec[S]], state: S, *, render_error: Erro
             render_error=spec.render_error or render_error, validate=spec.validate, title=spec.hints.title,
             read_only=spec.hints.read_only, destructive=spec.hints.destructive, idempotent=spec.hints.idempotent,
             open_world=spec.hints.open_world, native=spec.native,
+            native_arguments=_bound(spec.native_arguments, state),
         ))
     for callback in on_close:
         registry.on_close(callback)

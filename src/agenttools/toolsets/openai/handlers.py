@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from agenttools.errors import AgentToolsError, ToolFailure
 from agenttools.output import ToolOutput
-from agenttools.patch import PatchError
+from agenttools.patch import PatchError, operation_patch
 from agenttools.patch import apply_patch as apply_v4a
 from agenttools.shell import run_shell
 from agenttools.toolsets.openai.state import State
 
-__all__ = ["apply_patch", "render_error", "shell"]
+__all__ = ["apply_patch", "patch_arguments", "render_error", "shell"]
 
 
 def apply_patch(state: State, args: dict[str, Any]) -> ToolOutput:
@@ -22,6 +23,18 @@ def apply_patch(state: State, args: dict[str, Any]) -> ToolOutput:
     except PatchError as exc:
         raise ToolFailure(exc.message + "\n", code=exc.code, data=exc) from None
     return ToolOutput(text=result.text, data=result)
+
+
+def patch_arguments(state: State, operation: Mapping[str, Any]) -> dict[str, Any]:
+    """A native ``apply_patch_call``'s operation as ``apply_patch``'s arguments: its V4A patch.
+
+    Refused (the item answers ``failed``, nothing runs) when the diff does not parse, would change more than the
+    operation's own path, or is larger than the workspace's ``max_file_size``.
+    """
+    try:
+        return {"input": operation_patch(dict(operation), max_size=state.workspace.max_file_size)}
+    except PatchError as exc:
+        raise ToolFailure(exc.message + "\n", code=exc.code, data=exc) from None
 
 
 def _cap(stdout: str, stderr: str, limit: int) -> tuple[str, str]:

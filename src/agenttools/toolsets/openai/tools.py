@@ -12,6 +12,7 @@ __all__ = ["TOOLS"]
 TOOLS: list[ToolSpec[State]] = [
     ToolSpec(name="apply_patch", description=DESCRIPTIONS["apply_patch"], parameters=PARAMETERS["apply_patch"],
              handler=handlers.apply_patch, paths={"input": "patch"}, native=NATIVE["apply_patch"],
+             native_arguments=handlers.patch_arguments,
              hints=Hints(title="Apply patch", destructive=True, open_world=False)),
     ToolSpec(name="shell", description=DESCRIPTIONS["shell"], parameters=PARAMETERS["shell"],
              handler=handlers.shell, native=NATIVE["shell"],
