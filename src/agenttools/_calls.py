@@ -4,8 +4,13 @@ A sync tool awaited through :meth:`Registry.acall <agenttools.registry.Registry.
 inside a :class:`CallScope` (a context variable). When the awaiting task is cancelled — an MCP client sent
 ``notifications/cancelled``, dropped its connection, or its session ended — the scope is cancelled; the shell
 family polls :func:`current_scope` while a command runs and kills the command's process group, so the thread
-returns promptly instead of running on unseen. A :class:`CallLimiter` gives one owner (an MCP session) its own
-bounded set of worker threads, so a saturated owner only queues its own calls.
+returns promptly instead of running on unseen. Work done in the thread itself — the directory walker, the Python
+search backend, line counting, the filesystem toolset's tree — checks the scope between directories and files
+(:func:`raise_if_cancelled`) and stops with :class:`CallCancelledError`, which nobody sees: the awaiting task is
+gone. Only reads are stopped this way; a write is never cut in the middle.
+
+A :class:`CallLimiter` gives one owner (an MCP session) its own bounded set of worker threads, so a saturated
+owner only queues its own calls.
 """
 
 from __future__ import annotations
@@ -15,10 +20,13 @@ import threading
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from agenttools.errors import ToolTimeoutError
+
 if TYPE_CHECKING:
     import asyncio
 
-__all__ = ["CallLimiter", "CallScope", "current_scope", "run_coroutine", "run_sync"]
+__all__ = ["CallCancelledError", "CallLimiter", "CallScope", "current_scope", "raise_if_cancelled", "run_coroutine",
+           "run_sync"]
 
 T = TypeVar("T")
 
@@ -48,6 +56,28 @@ class CallScope:
 def current_scope() -> CallScope | None:
     """The cancel scope of the tool call running in this context, or None outside :func:`run_sync`."""
     return _SCOPE.get()
+
+
+class CallCancelledError(ToolTimeoutError):
+    """The tool call was cancelled while it ran in process (a walk, a search); the thread stops with this.
+
+    A :class:`~agenttools.ToolTimeoutError` (and so a ``TimeoutError``), so code that stops on a timeout stops on
+    it too; rendered like any failure if anyone still awaits the call (a session closing under it).
+    """
+
+    code = "cancelled"
+
+    def __init__(self) -> None:
+        super().__init__("the tool call was cancelled", seconds=0.0)
+
+
+def raise_if_cancelled(scope: CallScope | None) -> None:
+    """Raise :class:`CallCancelledError` if ``scope`` (from :func:`current_scope`, taken once) was cancelled.
+
+    Cheap (an attribute load and an event flag): loops call it once per directory or file.
+    """
+    if scope is not None and scope._event.is_set():
+        raise CallCancelledError
 
 
 class CallLimiter:

@@ -5,6 +5,10 @@
 subdirectories' (the default), and *path order* (entries by name, a subdirectory's entries right after it), in
 which a search can stop at the first N files of a sorted listing. The gitignore-aware walk of the search family
 (:func:`agenttools.ignore.walk_files`) is this walker with an ``enter`` that prunes ignored directories.
+
+Inside a tool call run by :meth:`Registry.acall <agenttools.registry.Registry.acall>`, the walk checks the call's
+cancel scope before each directory it lists and every ``_CHECK_EVERY`` entries of a large directory, and raises
+:class:`~agenttools._calls.CallCancelledError` once the call is cancelled, so a walk of a huge tree ends promptly.
 """
 
 from __future__ import annotations
@@ -12,11 +16,24 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 
+from agenttools._calls import CallScope, current_scope, raise_if_cancelled
+
 __all__ = ["walk"]
+
+
+_CHECK_EVERY = 512
+"""Entries of one directory between two checks of the cancel scope (a directory is checked before it is listed)."""
 
 
 def _name(entry: os.DirEntry[str]) -> str:
     return entry.name
+
+
+def _checked(entries: list[os.DirEntry[str]], scope: CallScope) -> Iterator[os.DirEntry[str]]:
+    """The entries of a large directory, the cancel scope checked every ``_CHECK_EVERY`` of them."""
+    for start in range(0, len(entries), _CHECK_EVERY):
+        raise_if_cancelled(scope)
+        yield from entries[start:start + _CHECK_EVERY]
 
 
 def walk(top: str, *, sort: bool = False, path_order: bool = False,
@@ -33,12 +50,17 @@ def walk(top: str, *, sort: bool = False, path_order: bool = False,
     ``listed(rel_dir, entries)``, when given, sees each directory's listing before its entries are yielded
     (``rel_dir`` is ``""`` for ``top``, else ends with ``/``). Unreadable directories and entries whose type cannot
     be read are passed by.
+
+    Raises:
+        CallCancelledError: The tool call running the walk was cancelled (see :mod:`agenttools._calls`).
     """
+    scope = current_scope()
     if path_order:
-        yield from _walk_in_path_order(top, enter, listed)
+        yield from _walk_in_path_order(top, enter, listed, scope)
         return
     stack: list[tuple[str, str]] = [(top, "")]
     while stack:
+        raise_if_cancelled(scope)
         directory, rel_dir = stack.pop()
         try:
             with os.scandir(directory) as scan:
@@ -48,7 +70,7 @@ def walk(top: str, *, sort: bool = False, path_order: bool = False,
         if listed is not None:
             listed(rel_dir, entries)
         subdirs = []
-        for entry in entries:
+        for entry in (entries if scope is None or len(entries) <= _CHECK_EVERY else _checked(entries, scope)):
             try:
                 is_dir = entry.is_dir(follow_symlinks=False)
             except OSError:
@@ -62,8 +84,9 @@ def walk(top: str, *, sort: bool = False, path_order: bool = False,
 
 def _walk_in_path_order(top: str, enter: Callable[[str, os.DirEntry[str]], bool] | None,
                         listed: Callable[[str, list[os.DirEntry[str]]], object] | None,
-                        ) -> Iterator[tuple[str, os.DirEntry[str], bool]]:
+                        scope: CallScope | None) -> Iterator[tuple[str, os.DirEntry[str], bool]]:
     def listing(directory: str, rel_dir: str) -> Iterator[os.DirEntry[str]]:
+        raise_if_cancelled(scope)
         try:
             with os.scandir(directory) as scan:
                 entries = sorted(scan, key=_name)
@@ -71,7 +94,7 @@ def _walk_in_path_order(top: str, enter: Callable[[str, os.DirEntry[str]], bool]
             return iter(())
         if listed is not None:
             listed(rel_dir, entries)
-        return iter(entries)
+        return iter(entries) if scope is None or len(entries) <= _CHECK_EVERY else _checked(entries, scope)
 
     # a stack of listings: a directory's entries are taken up again once everything below one of its
     # subdirectories has been yielded

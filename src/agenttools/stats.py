@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 import attrs
 
+from agenttools._calls import current_scope, raise_if_cancelled
 from agenttools._display import MarkdownRepr
 from agenttools._text import open_regular, read_fd
 from agenttools._walk import walk
@@ -215,7 +216,9 @@ def count_lines(paths: Iterable[str], *, exclude_dirs: Iterable[str] = (), max_f
     totals: dict[str, list[int]] = {}
     ignored = too_large = 0
     files = list(dict.fromkeys(files))  # a file given twice (or inside a directory also given) counts once
+    scope = current_scope()
     for path in files:
+        raise_if_cancelled(scope)  # a cancelled call stops before its next file (the walk, before its next directory)
         language = language_of(path)
         data = _read_bounded(path, max_file_size) if language is not None else None
         if data is _TOO_LARGE:

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from agenttools._calls import CallCancelledError, current_scope, raise_if_cancelled
 from agenttools._glob import GlobSyntaxError, compile_glob
 from agenttools._lazy import lazy_module
 from agenttools.errors import PatternError, ToolTimeoutError
@@ -97,6 +98,7 @@ def glob_files(
     ignored = 0
     base = str(root).rstrip(os.sep) + os.sep
     prefix = rel_root + "/" if rel_root else ""
+    raise_if_cancelled(current_scope())  # (ripgrep polls the scope, the walk checks it: this is before either)
     rg = _rg.find_rg() if _backend(backend) != "python" else None
     if rg is not None:
         # one ripgrep walk lists every file; matching, the ignore rules and stat run here while it walks
@@ -180,6 +182,7 @@ def grep(
     rules = IgnoreRules(find_ignore_base(str(root), stop=str(ws.root))) if respect_gitignore else None
     if rules is not None and rules.ancestors_ignored(_rel_to_base(root, rules)):
         rules = None
+    raise_if_cancelled(current_scope())
     deadline = time.monotonic() + timeout
     choice = _backend(backend)
     found: list[FileHits] | None = None
@@ -194,6 +197,8 @@ def grep(
         if found is None:
             found = _python.grep_python(root, compiled, include_re, rules, deadline, limit, keep=keep)
             used = "python"
+    except CallCancelledError:
+        raise  # not a timeout: nobody waits for the answer
     except TimeoutError:
         raise ToolTimeoutError(f"search timed out after {timeout:g} seconds", seconds=timeout) from None
     found.sort(key=lambda file: path_key(file[0]))  # files in path order; both backends give each file's lines in order

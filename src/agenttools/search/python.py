@@ -7,6 +7,9 @@ plus the longest line. A file with a NUL byte and no UTF-16/32 byte-order mark i
 A pattern with a piece of plain ASCII text every match must contain (``PyErr_SetString``, ``def \w+\(``) is
 first looked for in the raw bytes of a file, case-folded as the search is: most files of a tree lack it and are
 neither decoded nor searched (decoding alone cost more than ripgrep's whole search).
+
+A cancelled tool call (:mod:`agenttools._calls`) stops the search before its next file or block, and its walk
+before the next directory, with :class:`~agenttools._calls.CallCancelledError`.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, AnyStr
 
+from agenttools._calls import CallScope, current_scope, raise_if_cancelled
 from agenttools._lazy import lazy_module
 from agenttools._text import detect_bom, open_regular, read_fd
 from agenttools.ignore import ALWAYS_SKIPPED, IgnoreRules, walk_files
@@ -197,7 +201,8 @@ def _grep_text(compiled: regex.Pattern[AnyStr], text: AnyStr, newline: AnyStr, d
     return hits
 
 
-def _search_file(path: str, query: _Query, deadline: float, most: int | None = None) -> list[tuple[int, str]]:
+def _search_file(path: str, query: _Query, deadline: float, most: int | None = None,
+                 scope: CallScope | None = None) -> list[tuple[int, str]]:
     """(line number, line) of the matching lines of one file (the first ``most``); none if binary or unreadable.
 
     A file is read whole with four system calls and no file object (a tree holds thousands of small files),
@@ -209,7 +214,7 @@ def _search_file(path: str, query: _Query, deadline: float, most: int | None = N
     fd, size = opened
     try:
         if size > _LARGE:
-            return _search_blocks(fd, query.compiled, deadline, most) or []
+            return _search_blocks(fd, query.compiled, deadline, most, scope) or []
         data = read_fd(fd, size)
     except OSError:
         return []
@@ -233,8 +238,8 @@ def _search_file(path: str, query: _Query, deadline: float, most: int | None = N
     return [(number, display(line)) for number, line in _grep_text(query.compiled, text, "\n", deadline, most)]
 
 
-def _search_blocks(fd: int, compiled: regex.Pattern[str], deadline: float,
-                   most: int | None = None) -> list[tuple[int, str]] | None:
+def _search_blocks(fd: int, compiled: regex.Pattern[str], deadline: float, most: int | None = None,
+                   scope: CallScope | None = None) -> list[tuple[int, str]] | None:
     """Search a large file block by block, each block ending at a line end; None when it turns out binary.
 
     Past the first ``most`` hits the rest is only read for what makes the file binary (a NUL, bad UTF-16/32).
@@ -246,6 +251,7 @@ def _search_blocks(fd: int, compiled: regex.Pattern[str], deadline: float,
     hits: list[tuple[int, str]] = []
     carry, first_line = "", 1
     while True:
+        raise_if_cancelled(scope)
         chunk = os.read(fd, _BLOCK)
         final = not chunk
         if (not found or encoding == "utf-8") and b"\x00" in chunk:  # only UTF-16/32 text holds NUL bytes
@@ -286,10 +292,12 @@ def _targets(root: Path, include: regex.Pattern[str] | None, rules: IgnoreRules 
             yield rel, entry.path
 
 
-def _grep_files(batch: list[tuple[str, str]], query: _Query, deadline: float) -> list[FileHits]:
+def _grep_files(batch: list[tuple[str, str]], query: _Query, deadline: float,
+                scope: CallScope | None) -> list[FileHits]:
     found: list[FileHits] = []
     for rel, path in batch:
-        hits = _search_file(path, query, deadline)
+        raise_if_cancelled(scope)
+        hits = _search_file(path, query, deadline, None, scope)
         if hits:
             found.append((rel, path, hits))
     return found
@@ -306,11 +314,13 @@ def grep_python(root: Path, compiled: regex.Pattern[str], include: regex.Pattern
     was faster, also for a capped search with threads searching ahead in path order).
     """
     query = _Query(compiled)
+    scope = current_scope()  # the pool's threads do not have the call's context: it is passed to them
     if limit is not None:
         found: list[FileHits] = []
         left = limit
         for rel, path in _targets(root, include, rules, keep, ordered=True):
-            hits = _search_file(path, query, deadline, left)
+            raise_if_cancelled(scope)
+            hits = _search_file(path, query, deadline, left, scope)
             if hits:
                 found.append((rel, path, hits))
                 left -= len(hits)
@@ -320,10 +330,10 @@ def grep_python(root: Path, compiled: regex.Pattern[str], include: regex.Pattern
     targets = list(_targets(root, include, rules, keep, ordered=False))
     workers = min(4, (os.cpu_count() or 1) - 1)
     if len(targets) < _PARALLEL_FILES or workers < 2:
-        return _grep_files(targets, query, deadline)
+        return _grep_files(targets, query, deadline, scope)
     from concurrent.futures import ThreadPoolExecutor
 
     batches = [targets[i:i + _BATCH] for i in range(0, len(targets), _BATCH)]
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="agenttools-grep") as pool:
-        results = list(pool.map(lambda batch: _grep_files(batch, query, deadline), batches))
+        results = list(pool.map(lambda batch: _grep_files(batch, query, deadline, scope), batches))
     return [file for batch in results for file in batch]

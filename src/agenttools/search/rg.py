@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from agenttools._calls import current_scope
+from agenttools._calls import CallCancelledError, current_scope
 from agenttools._lazy import lazy_module
 from agenttools._text import detect_bom, open_regular, read_regular
 from agenttools.ignore import IgnoreRules
@@ -344,7 +344,7 @@ class _Ripgrep:
             if now >= check_at:  # every quarter second, with or without output
                 check_at = now + _POLL
                 if scope is not None and scope.cancelled:
-                    raise TimeoutError  # the call was cancelled: stop ripgrep now (the ``with`` block kills it)
+                    raise CallCancelledError  # stop ripgrep now (the ``with`` block kills it); a TimeoutError
                 check_ripgrep(self.proc.pid)
             if not select.select([fd], [], [], min(remaining, _POLL))[0]:
                 continue

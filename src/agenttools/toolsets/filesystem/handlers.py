@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agenttools import files
+from agenttools._calls import current_scope, raise_if_cancelled
 from agenttools._glob import minimatch
 from agenttools._lazy import lazy_module
 from agenttools._text import atomic_write, open_file, path_lock
@@ -349,7 +350,9 @@ def directory_tree(state: State, args: dict[str, Any]) -> str:
         state.workspace.resolve(path, expect="dir")
     top: list[dict[str, Any]] = []
     stack: list[tuple[str, str, list[dict[str, Any]]]] = [(path, "", top)]
+    scope = current_scope()
     while stack:
+        raise_if_cancelled(scope)  # a cancelled call stops before its next directory
         directory, rel_dir, children = stack.pop()
         try:
             with os.scandir(directory) as scan:
