@@ -17,14 +17,11 @@ import re
 import unicodedata
 
 from agenttools.toolsets._node import node_error
-from agenttools.toolsets.filesystem.texts import fail
+from agenttools.toolsets.filesystem.texts import JS_SPACE, fail
 from agenttools.workspace import Workspace
 
 __all__ = ["State", "allowed_directories", "js_relative", "js_resolve", "normalize_path", "valid_path", "within"]
 
-_JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028" \
-            "\u2029\u202f\u205f\u3000\ufeff"
-"""What JavaScript's ``trim`` and ``\\s`` take for white space."""
 _QUOTES = re.compile(r"^[\"']|[\"']$")
 _WINDOWS_DRIVE = re.compile(r"^(?:[A-Za-z]:)(?:[\\/]|$)")
 
@@ -90,7 +87,7 @@ def js_relative(start: str, target: str) -> str:
 
 def normalize_path(path: str) -> str:
     """Upstream's ``normalizePath`` on POSIX: trimmed, one quote off each end, slashes collapsed, no trailing ``/``."""
-    text = _QUOTES.sub("", path.strip(_JS_SPACE))
+    text = _QUOTES.sub("", path.strip(JS_SPACE))
     if text.startswith("/"):
         text = re.sub("/+", "/", text)
         return text[:-1] if len(text) > 1 and text.endswith("/") else text
