@@ -12,6 +12,7 @@ globs, git metadata, FIFOs), which is what the families check again when they to
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import unicodedata
@@ -147,7 +148,7 @@ def _resolve_missing(state: State, absolute: str, denied: str) -> str:
         try:
             entries = os.listdir(current)
         except OSError as exc:
-            if exc.errno == 2:
+            if exc.errno == errno.ENOENT:
                 raise
             raise fail(node_error(exc, "scandir", current)) from None
         matches = [part] if part in entries else [
@@ -188,12 +189,12 @@ def valid_path(state: State, requested: str) -> str:
     try:
         real = _realpath(absolute)
     except OSError as exc:
-        if exc.errno != 2:  # ENOENT
+        if exc.errno != errno.ENOENT:
             raise fail(node_error(exc, "realpath", absolute)) from None
         try:
             real = _resolve_missing(state, absolute, denied)
         except OSError as missing:
-            if missing.errno == 2:
+            if missing.errno == errno.ENOENT:
                 raise fail(f"Parent directory does not exist: {os.path.dirname(absolute)}") from None
             raise fail(node_error(missing, "realpath", absolute)) from None
     else:
