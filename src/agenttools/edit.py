@@ -88,9 +88,10 @@ __all__ = [
 if TYPE_CHECKING:
     import hashlib
 
-    from agenttools import _notebook, _tolerant
+    from agenttools import _notebook, _tolerant, files
     from agenttools._tolerant import STRATEGIES
-else:  # loaded by the first version taken, tolerant match or notebook edit, not by every toolset's start-up
+else:  # loaded by the first version taken, tolerant match, notebook edit or whole-file write, not by every start-up
+    files = lazy_module("agenttools.files")
     hashlib = lazy_module("hashlib")
     _notebook = lazy_module("agenttools._notebook")
     _tolerant = lazy_module("agenttools._tolerant")
@@ -753,8 +754,6 @@ def write_text(
         FileTooLargeError, IsDirectoryError, SpecialFileError, ProtectedPathError, PermissionError,
             OutsideWorkspaceError, DeniedPathError: As :func:`~agenttools.files.write_file` raises them.
     """
-    from agenttools import files
-
     real = ws.resolve(path, write=True)
     text_path = str(real)
     limit = ws.max_file_size if max_size is None else max_size

@@ -22,13 +22,11 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from agenttools import _diff
 from agenttools._diff import MAX_DIFF_STEPS, Change, format_hunks
-from agenttools.toolsets.filesystem.texts import fail
+from agenttools.toolsets.filesystem.texts import JS_SPACE, fail, js_length
 
 __all__ = ["apply_edits", "line_diff", "rebuild", "unified_diff"]
 
-_JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028" \
-            "\u2029\u202f\u205f\u3000\ufeff"
-_LEADING_SPACE = re.compile(f"^[{re.escape(_JS_SPACE)}]*")
+_LEADING_SPACE = re.compile(f"^[{re.escape(JS_SPACE)}]*")
 
 
 def _lf(text: str) -> str:
@@ -38,10 +36,6 @@ def _lf(text: str) -> str:
 def _indent(line: str) -> str:
     match = _LEADING_SPACE.match(line)
     return match.group(0) if match else ""
-
-
-def _utf16_len(text: str) -> int:
-    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def apply_edits(content: str, edits: Iterable[Mapping[str, str]]) -> str:
@@ -59,21 +53,21 @@ def apply_edits(content: str, edits: Iterable[Mapping[str, str]]) -> str:
             continue
         old_lines = old.split("\n")
         lines = modified.split("\n")
-        wanted = [line.strip(_JS_SPACE) for line in old_lines]
-        trimmed = [line.strip(_JS_SPACE) for line in lines]
+        wanted = [line.strip(JS_SPACE) for line in old_lines]
+        trimmed = [line.strip(JS_SPACE) for line in lines]
         for start in range(len(lines) - len(old_lines) + 1):
             if trimmed[start] == wanted[0] and trimmed[start:start + len(wanted)] == wanted:
                 first_indent = _indent(lines[start])
                 replaced = []
                 for index, line in enumerate(new.split("\n")):
                     if index == 0:
-                        replaced.append(first_indent + line.lstrip(_JS_SPACE))
+                        replaced.append(first_indent + line.lstrip(JS_SPACE))
                         continue
                     old_indent = _indent(old_lines[index]) if index < len(old_lines) else ""
                     new_indent = _indent(line)
                     if old_indent and new_indent:
-                        extra = max(0, _utf16_len(new_indent) - _utf16_len(old_indent))
-                        replaced.append(first_indent + " " * extra + line.lstrip(_JS_SPACE))
+                        extra = max(0, js_length(new_indent) - js_length(old_indent))
+                        replaced.append(first_indent + " " * extra + line.lstrip(JS_SPACE))
                     else:
                         replaced.append(line)
                 lines[start:start + len(old_lines)] = replaced

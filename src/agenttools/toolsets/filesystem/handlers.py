@@ -45,6 +45,7 @@ from agenttools.toolsets.filesystem.texts import (
     format_size,
     js_date,
     js_json,
+    js_length,
     render_error,
 )
 
@@ -303,12 +304,8 @@ def list_directory(state: State, args: dict[str, Any]) -> str:
     return "\n".join(f"{'[DIR]' if _is_dir(e) else '[FILE]'} {_shown(e.name)}" for e in _listing(state, path))
 
 
-def _utf16_len(text: str) -> int:
-    return len(text.encode("utf-16-le", "surrogatepass")) // 2
-
-
 def _pad_end(text: str, width: int) -> str:
-    return text + " " * max(0, width - _utf16_len(text))
+    return text + " " * max(0, width - js_length(text))
 
 
 def list_directory_with_sizes(state: State, args: dict[str, Any]) -> str:

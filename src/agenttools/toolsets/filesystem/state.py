@@ -12,19 +12,17 @@ globs, git metadata, FIFOs), which is what the families check again when they to
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import unicodedata
 
 from agenttools.toolsets._node import node_error
-from agenttools.toolsets.filesystem.texts import fail
+from agenttools.toolsets.filesystem.texts import JS_SPACE, fail
 from agenttools.workspace import Workspace
 
 __all__ = ["State", "allowed_directories", "js_relative", "js_resolve", "normalize_path", "valid_path", "within"]
 
-_JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028" \
-            "\u2029\u202f\u205f\u3000\ufeff"
-"""What JavaScript's ``trim`` and ``\\s`` take for white space."""
 _QUOTES = re.compile(r"^[\"']|[\"']$")
 _WINDOWS_DRIVE = re.compile(r"^(?:[A-Za-z]:)(?:[\\/]|$)")
 
@@ -90,7 +88,7 @@ def js_relative(start: str, target: str) -> str:
 
 def normalize_path(path: str) -> str:
     """Upstream's ``normalizePath`` on POSIX: trimmed, one quote off each end, slashes collapsed, no trailing ``/``."""
-    text = _QUOTES.sub("", path.strip(_JS_SPACE))
+    text = _QUOTES.sub("", path.strip(JS_SPACE))
     if text.startswith("/"):
         text = re.sub("/+", "/", text)
         return text[:-1] if len(text) > 1 and text.endswith("/") else text
@@ -150,7 +148,7 @@ def _resolve_missing(state: State, absolute: str, denied: str) -> str:
         try:
             entries = os.listdir(current)
         except OSError as exc:
-            if exc.errno == 2:
+            if exc.errno == errno.ENOENT:
                 raise
             raise fail(node_error(exc, "scandir", current)) from None
         matches = [part] if part in entries else [
@@ -191,12 +189,12 @@ def valid_path(state: State, requested: str) -> str:
     try:
         real = _realpath(absolute)
     except OSError as exc:
-        if exc.errno != 2:  # ENOENT
+        if exc.errno != errno.ENOENT:
             raise fail(node_error(exc, "realpath", absolute)) from None
         try:
             real = _resolve_missing(state, absolute, denied)
         except OSError as missing:
-            if missing.errno == 2:
+            if missing.errno == errno.ENOENT:
                 raise fail(f"Parent directory does not exist: {os.path.dirname(absolute)}") from None
             raise fail(node_error(missing, "realpath", absolute)) from None
     else:

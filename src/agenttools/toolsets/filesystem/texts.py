@@ -29,8 +29,8 @@ from agenttools.errors import (
 )
 from agenttools.toolsets._node import node_error
 
-__all__ = ["DESCRIPTIONS", "PARAMETERS", "TITLES", "check_arguments", "fail", "format_size", "js_date", "js_json",
-           "render_error", "to_fixed"]
+__all__ = ["DESCRIPTIONS", "JS_SPACE", "PARAMETERS", "TITLES", "check_arguments", "fail", "format_size", "js_date",
+           "js_json", "js_length", "render_error", "to_fixed"]
 
 DESCRIPTIONS: dict[str, str] = {
     "read_file": "Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead.",
@@ -275,6 +275,16 @@ def js_date(seconds: float) -> str:
 def js_json(value: Any) -> str:
     """``JSON.stringify(value, null, 2)``."""
     return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028" \
+           "\u2029\u202f\u205f\u3000\ufeff"
+"""What JavaScript's ``trim`` and ``\\s`` take for white space."""
+
+
+def js_length(text: str) -> int:
+    """JavaScript's ``text.length``: UTF-16 code units."""
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 # --- errors that are not upstream's own texts -----------------------------------------------------------------------
