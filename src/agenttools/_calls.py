@@ -20,10 +20,13 @@ import threading
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from agenttools._lazy import lazy_module
 from agenttools.errors import ToolTimeoutError
 
 if TYPE_CHECKING:
     import asyncio
+else:
+    asyncio = lazy_module("asyncio")  # about 10 ms to import: loaded by the first async call, not by a sync one
 
 __all__ = ["CallCancelledError", "CallLimiter", "CallScope", "current_scope", "raise_if_cancelled", "run_coroutine",
            "run_sync"]
@@ -131,8 +134,6 @@ class CallLimiter:
         Raises:
             RuntimeError: The limiter was closed by :meth:`cancel_all`.
         """
-        import asyncio
-
         if self._semaphore is None:
             self._semaphore = asyncio.Semaphore(self.max_running)
         semaphore = self._semaphore
@@ -188,8 +189,6 @@ async def run_sync(fn: Callable[..., T], *args: Any, limiter: CallLimiter | None
 
     Without a limiter the loop's default executor runs it. Context variables follow the call.
     """
-    import asyncio
-
     scope = CallScope()
     try:
         if limiter is not None:
@@ -204,8 +203,6 @@ async def run_sync(fn: Callable[..., T], *args: Any, limiter: CallLimiter | None
 
 def run_coroutine(awaitable: Awaitable[Any]) -> Any:
     """Run an awaitable to completion from sync code, even when this thread already runs an event loop."""
-    import asyncio
-
     async def wrap() -> Any:
         return await awaitable
 
