@@ -17,14 +17,20 @@ import re
 import stat
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from agenttools._glob import GlobSyntaxError, compile_glob
+from agenttools._lazy import lazy_module
 from agenttools._walk import walk
 from agenttools.errors import ConfigError
 from agenttools.workspace import parse_size
+
+if TYPE_CHECKING:
+    import tomllib
+else:
+    tomllib = lazy_module("tomllib")  # only a TOML content config needs it
 
 __all__ = ["DEFAULT_MAX_FILE_SIZE", "DEFAULT_MAX_TOTAL_SIZE", "MAX_PATTERN_CHARS", "Category", "Collection",
            "DocrootEscapeError", "Document", "DocumentTooLargeError", "PatternRuleError", "Project", "category_base",
@@ -171,8 +177,6 @@ class Project:
         try:
             text = file.read_text(encoding="utf-8")
             if file.suffix.lower() == ".toml":
-                import tomllib
-
                 data = tomllib.loads(text)
             else:
                 data = json.loads(text)

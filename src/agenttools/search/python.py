@@ -28,9 +28,12 @@ from agenttools.ignore import ALWAYS_SKIPPED, IgnoreRules, walk_files
 from agenttools.search.results import FileHits
 
 if TYPE_CHECKING:
+    from concurrent import futures
+
     import regex
 else:
     regex = lazy_module("regex")  # about 10 ms to import: loaded by the first search, not by building a toolset
+    futures = lazy_module("concurrent.futures")  # only a search of many files on more than two cores uses a pool
 
 __all__ = ["decode_for_search", "grep_python", "plain_text", "required_literal"]
 
@@ -331,9 +334,7 @@ def grep_python(root: Path, compiled: regex.Pattern[str], include: regex.Pattern
     workers = min(4, (os.cpu_count() or 1) - 1)
     if len(targets) < _PARALLEL_FILES or workers < 2:
         return _grep_files(targets, query, deadline, scope)
-    from concurrent.futures import ThreadPoolExecutor
-
     batches = [targets[i:i + _BATCH] for i in range(0, len(targets), _BATCH)]
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="agenttools-grep") as pool:
+    with futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="agenttools-grep") as pool:
         results = list(pool.map(lambda batch: _grep_files(batch, query, deadline, scope), batches))
     return [file for batch in results for file in batch]
