@@ -168,7 +168,7 @@ def iter_decoded(handle: BinaryIO, encoding: str, *, chunk_size: int = 1 << 16) 
         yield tail
 
 
-_LOCKS: dict[str, tuple[threading.Lock, int]] = {}
+_LOCKS: dict[str, tuple[threading.RLock, int]] = {}
 _LOCKS_GUARD = threading.Lock()
 
 
@@ -176,14 +176,15 @@ _LOCKS_GUARD = threading.Lock()
 def path_lock(path: str) -> Iterator[None]:
     """Hold the lock of one file (by real path) across a read-modify-write, so threads never lose an edit.
 
-    Locks exist only while someone holds or waits for them. They serialise this process's threads; other
-    processes are not stopped (an edit is still atomic, so a file is never corrupted, but a concurrent writer in
-    another process can be overwritten).
+    Locks exist only while someone holds or waits for them. A thread holding a path's lock may take it again (a
+    read-modify-write that holds it can call a family write, which takes it too). They serialise this process's
+    threads; other processes are not stopped (an edit is still atomic, so a file is never corrupted, but a
+    concurrent writer in another process can be overwritten).
     """
     with _LOCKS_GUARD:
         lock, users = _LOCKS.get(path, (None, 0))
         if lock is None:
-            lock = threading.Lock()
+            lock = threading.RLock()
         _LOCKS[path] = (lock, users + 1)
     try:
         with lock:

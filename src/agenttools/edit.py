@@ -787,8 +787,8 @@ def write_text(
             _write_unchanged(ws, text_path, data, *opened, expected)
             return EditResult(path=real, occurrences=0, created=False, lines=(), format=fmt, diff=diff,
                               version=_version_now(text_path, data))
-        written = files._write_locked(ws, real, content, keep_format=True, create_parents=create_parents,
-                                      new_file_mode=new_file_mode, new_dir_mode=None, limit=limit)
+        written = files.write_file(ws, real, content, keep_format=True, create_parents=create_parents,
+                                   new_file_mode=new_file_mode, max_size=limit)
         data = encode(_like_file(content, written.format), written.format, path=text_path)
         return EditResult(path=real, occurrences=0, created=written.created, lines=(), format=written.format,
                           diff=diff, version=_version_now(text_path, data))

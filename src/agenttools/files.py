@@ -17,6 +17,7 @@ from agenttools._filetypes import FileKind, classify
 from agenttools._lines import read_lines
 from agenttools._text import (
     _FALLBACK_SAMPLE,
+    FileChangedError,
     TextFormat,
     atomic_write,
     encode,
@@ -28,11 +29,11 @@ from agenttools._text import (
     read_limited,
     sniff_format,
 )
-from agenttools.errors import AlreadyExistsError, EncodingError, FileTooLargeError, NotFoundError
+from agenttools.errors import AlreadyExistsError, EncodingError, FileTooLargeError, NotFoundError, StaleFileError
 from agenttools.workspace import Workspace
 
 __all__ = ["DirEntry", "DirListing", "FileInfo", "ReadResult", "TreeNode", "WriteResult", "list_dir", "make_dirs",
-           "move", "read_bytes", "read_file", "read_text", "remove", "stat_path", "tree", "write_file"]
+           "move", "read_bytes", "read_file", "read_text", "remove", "stat_path", "tree", "write_bytes", "write_file"]
 
 
 
@@ -461,6 +462,56 @@ def write_file(
     with path_lock(str(real)):
         return _write_locked(ws, real, content, keep_format=keep_format, create_parents=create_parents,
                              new_file_mode=new_file_mode, new_dir_mode=new_dir_mode, limit=limit)
+
+
+def write_bytes(
+    ws: Workspace,
+    path: str | os.PathLike[str],
+    data: bytes,
+    *,
+    create_parents: bool = True,
+    new_file_mode: int | None = None,
+    new_dir_mode: int | None = None,
+    max_size: int | None = None,
+    expect: os.stat_result | None = None,
+) -> Path:
+    """Write raw bytes to a file atomically, as they are, under the file's lock; return the real path written.
+
+    The bytes-level twin of :func:`write_file`: the same checks and the same atomic write, with no encoding or
+    newline conversion. A symlink is written through to its (in-workspace) target; a new file gets
+    ``new_file_mode`` exactly, directories created for it ``new_dir_mode``; an existing file keeps its owner,
+    group, every mode bit and its extended attributes, or is refused (see :func:`~agenttools._text.atomic_write`).
+    The path's lock is taken for the write; a caller already holding it (for its own read-modify-write) may call
+    this inside.
+
+    With ``expect`` (the ``stat`` of the file as it was read), the file must still be that file, unchanged, when
+    written: a write by another process since is refused rather than overwritten.
+
+    Raises:
+        IsDirectoryError, SpecialFileError, OutsideWorkspaceError, DeniedPathError, PathError: The path.
+        ProtectedPathError: The path is inside git metadata (``.git``).
+        HardLinkError: The file has more than one hard link.
+        FileTooLargeError: ``data`` is larger than ``max_size`` (default: the workspace's ``max_file_size``);
+            nothing is written.
+        StaleFileError: With ``expect``, the file changed (or went) since; nothing is written.
+        PermissionError: The file could not be written in place, or its owner or mode could not be kept.
+    """
+    real = ws.resolve(path, write=True)
+    text_path = str(real)
+    limit = ws.max_file_size if max_size is None else max_size
+    if len(data) > limit:
+        raise FileTooLargeError(path=text_path, size=len(data), limit=limit)
+    with path_lock(text_path):
+        if create_parents:
+            make_dirs(real.parent, mode=new_dir_mode, ws=ws)
+        try:
+            atomic_write(text_path, data, mode=new_file_mode, root=ws.root_of(text_path), expect=expect)
+        except FileChangedError as exc:
+            assert expect is not None  # noqa: S101 - only raised with expect
+            now = None if exc.now is None else f"stat:{exc.now.st_mtime_ns}:{exc.now.st_size}"
+            raise StaleFileError(path=text_path, expected=f"stat:{expect.st_mtime_ns}:{expect.st_size}",
+                                 actual=now) from None
+    return real
 
 
 def _existing_format(ws: Workspace, text_path: str, limit: int) -> TextFormat | None:

@@ -242,3 +242,92 @@ def test_move_renames_and_never_replaces(ws, tmp_path):
     (tmp_path / ".git").mkdir()
     with pytest.raises(ProtectedPathError):
         move(ws, "b.txt", ".git/b.txt")
+
+
+# --- write_bytes: raw bytes, written as write_file writes (atomic, locked, metadata kept, refusals) -----------
+
+
+def test_write_bytes_writes_raw_bytes_and_keeps_the_mode(ws, tmp_path):
+    from agenttools.files import write_bytes
+
+    target = tmp_path / "f.bin"
+    target.write_bytes(b"\xef\xbb\xbfold\r\n")
+    os.chmod(target, 0o750)
+    data = b"new\n\xff\x00 bytes as given, no BOM or CRLF added"
+    assert write_bytes(ws, "f.bin", data) == target
+    assert target.read_bytes() == data
+    assert stat.S_IMODE(os.stat(target).st_mode) == 0o750
+    made = write_bytes(ws, "sub/dir/new.bin", b"x", new_file_mode=0o604, new_dir_mode=0o711)
+    assert stat.S_IMODE(os.stat(made).st_mode) == 0o604
+    assert stat.S_IMODE(os.stat(tmp_path / "sub" / "dir").st_mode) == 0o711
+    with pytest.raises(FileNotFoundError):
+        write_bytes(ws, "other/new.bin", b"x", create_parents=False)
+
+
+def test_write_bytes_refuses_what_write_file_refuses(ws, tmp_path, tmp_path_factory):
+    from agenttools import HardLinkError, ProtectedPathError, SpecialFileError
+    from agenttools.files import write_bytes
+
+    (tmp_path / "d").mkdir()
+    with pytest.raises(IsDirectoryError):
+        write_bytes(ws, "d", b"x")
+    os.mkfifo(tmp_path / "fifo")
+    with pytest.raises(SpecialFileError):
+        write_bytes(ws, "fifo", b"x")
+    (tmp_path / "a.txt").write_bytes(b"shared\n")
+    os.link(tmp_path / "a.txt", tmp_path / "b.txt")
+    with pytest.raises(HardLinkError):
+        write_bytes(ws, "a.txt", b"x")
+    assert (tmp_path / "b.txt").read_bytes() == b"shared\n"
+    (tmp_path / ".git").mkdir()
+    with pytest.raises(ProtectedPathError):
+        write_bytes(ws, ".git/config", b"x")
+    outside = tmp_path_factory.mktemp("outside")
+    with pytest.raises(OutsideWorkspaceError):
+        write_bytes(ws, str(outside / "f"), b"x")
+    assert list(outside.iterdir()) == []
+    with pytest.raises(FileTooLargeError):
+        write_bytes(ws, "big.bin", b"x" * 11, max_size=10)
+    assert not (tmp_path / "big.bin").exists()
+
+
+def test_write_bytes_is_atomic_and_refuses_a_stale_file(ws, tmp_path, monkeypatch):
+    from agenttools import StaleFileError
+    from agenttools.files import write_bytes
+
+    target = tmp_path / "f.txt"
+    target.write_bytes(b"original\n")
+    st = os.stat(target)
+
+    def failing_replace(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", failing_replace)
+    with pytest.raises(OSError):
+        write_bytes(ws, "f.txt", b"new\n" * 1000)
+    monkeypatch.undo()
+    assert target.read_bytes() == b"original\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f.txt"]  # no temporary file left
+    target.write_bytes(b"changed by someone else\n")
+    with pytest.raises(StaleFileError):
+        write_bytes(ws, "f.txt", b"mine\n", expect=st)
+    assert target.read_bytes() == b"changed by someone else\n"
+    write_bytes(ws, "f.txt", b"mine\n", expect=os.stat(target))
+    assert target.read_bytes() == b"mine\n"
+
+
+def test_write_bytes_inside_a_held_path_lock(ws, tmp_path):
+    import threading
+
+    from agenttools._text import path_lock
+    from agenttools.files import write_bytes
+
+    def read_modify_write() -> None:
+        with path_lock(str(tmp_path / "f.txt")):  # a toolset's read-modify-write holds the lock across its write
+            write_bytes(ws, "f.txt", b"x")
+
+    worker = threading.Thread(target=read_modify_write, daemon=True)
+    worker.start()
+    worker.join(timeout=10)
+    assert not worker.is_alive(), "the write waited for a lock its own thread holds"
+    assert (tmp_path / "f.txt").read_bytes() == b"x"

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from agenttools import files
-from agenttools._text import atomic_write, path_lock, read_checked
+from agenttools._text import path_lock, read_checked
 from agenttools.errors import (
     AgentToolsError,
     FileTooLargeError,
@@ -153,9 +153,7 @@ def _write(state: State, shown: Path, real: str, text: str) -> None:
     except UnicodeEncodeError as exc:
         raise fail(f"Ran into {exc} while trying to write to {shown}") from None
     try:
-        if len(data) > ws.max_file_size:
-            raise FileTooLargeError(path=real, size=len(data), limit=ws.max_file_size)
-        atomic_write(real, data, root=ws.root_of(real))
+        files.write_bytes(ws, real, data, create_parents=False)
     except (AgentToolsError, OSError) as exc:
         raise _write_error(exc, shown) from None
 

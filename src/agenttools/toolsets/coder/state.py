@@ -9,7 +9,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from agenttools._text import atomic_write
+from agenttools import files
 from agenttools.errors import AccessDeniedError, HardLinkError, PathError, ProtectedPathError
 from agenttools.todo import TodoList
 from agenttools.toolsets.coder.texts import fail
@@ -97,7 +97,8 @@ def write_own_file(state: State, path: str | os.PathLike[str], data: bytes, mode
             current = _own_path(state, "/".join(parts[:index + 1]), current, "dir")
     target = _own_path(state, rel, os.path.join(current, parts[-1]), "file")
     try:
-        atomic_write(target, data, mode=mode)
+        files.write_bytes(state.workspace, target, data, create_parents=False, new_file_mode=mode,
+                          max_size=len(data))
     except HardLinkError:
         raise fail(f"path not allowed: {rel} (it has other hard links)") from None
     except OSError as exc:

@@ -11,7 +11,6 @@ import urllib.parse
 from typing import Any
 
 from agenttools import files, web
-from agenttools._text import atomic_write
 from agenttools.errors import AgentToolsError
 from agenttools.toolsets._go import errno_text
 from agenttools.toolsets.coder.state import State, resolve, write_own_file
@@ -111,7 +110,8 @@ def html_to_markdown(state: State, args: dict[str, Any]) -> str:
         raise fail(f"failed to read HTML file: read {path}: {errno_text(exc)}") from None
     markdown = _convert(html)
     try:
-        atomic_write(out_real, markdown.encode("utf-8"), mode=0o644, root=ws.root_of(out_real))
+        data = markdown.encode("utf-8")  # no size cap: upstream writes whatever the conversion makes
+        files.write_bytes(ws, out_real, data, create_parents=False, new_file_mode=0o644, max_size=len(data))
     except OSError as exc:
         raise fail(f"failed to write markdown file: open {out_path}: {errno_text(exc)}") from None
     return go_json({"inputPath": path, "outputPath": out_path, "success": True})

@@ -22,7 +22,7 @@ from agenttools import files
 from agenttools._calls import current_scope, raise_if_cancelled
 from agenttools._glob import minimatch
 from agenttools._lazy import lazy_module
-from agenttools._text import atomic_write, open_file, path_lock
+from agenttools._text import open_file
 from agenttools._walk import walk
 from agenttools.blocks import DataBlock, ImageBlock
 from agenttools.errors import (
@@ -253,8 +253,8 @@ def edit_file(state: State, args: dict[str, Any]) -> str:
         kept = [line + "\n" for line in raw_lines[:-1]] + ([raw_lines[-1]] if raw_lines[-1] else [])
         data = editing.rebuild(kept, changes).encode("utf-8", "surrogateescape")
         real = state.workspace.resolve(path, expect="file", write=True)
-        with path_lock(str(real)):
-            atomic_write(str(real), data, root=state.workspace.root_of(real))
+        # no size cap: upstream writes whatever the edits make
+        files.write_bytes(state.workspace, real, data, create_parents=False, max_size=len(data))
     return answer
 
 
