@@ -239,6 +239,9 @@ def test_process_flow_with_children(reg, root):
     while not (pid_file.exists() and pid_file.read_text().strip()) and time.monotonic() < deadline:
         time.sleep(0.05)
     grandchild = int((root / "grandchild.pid").read_text())
+    while ok(reg, "process", action="log", process_id="proc-1", tail="2")["stderr"] != "r\n" and \
+            time.monotonic() < deadline:  # the shell may write "err" a moment after the grandchild's pid file
+        time.sleep(0.05)
     status = ok(reg, "process", action="status", pid="proc-1")
     assert status == {"process_id": "proc-1", "command": started["command"], "working_dir": str(root),
                       "running": True, "started_at": started["started_at"]}
