@@ -36,6 +36,21 @@ def _checked(entries: list[os.DirEntry[str]], scope: CallScope) -> Iterator[os.D
         yield from entries[start:start + _CHECK_EVERY]
 
 
+def _listing(directory: str, rel_dir: str, sort: bool,
+             listed: Callable[[str, list[os.DirEntry[str]]], object] | None,
+             scope: CallScope | None) -> Iterator[os.DirEntry[str]]:
+    """One directory's entries (none when it cannot be read), shown to ``listed`` first; the scope is checked."""
+    raise_if_cancelled(scope)
+    try:
+        with os.scandir(directory) as scan:
+            entries = sorted(scan, key=_name) if sort else list(scan)
+    except OSError:
+        return iter(())
+    if listed is not None:
+        listed(rel_dir, entries)
+    return iter(entries) if scope is None or len(entries) <= _CHECK_EVERY else _checked(entries, scope)
+
+
 def walk(top: str, *, sort: bool = False, path_order: bool = False,
          enter: Callable[[str, os.DirEntry[str]], bool] | None = None,
          listed: Callable[[str, list[os.DirEntry[str]]], object] | None = None,
@@ -60,17 +75,9 @@ def walk(top: str, *, sort: bool = False, path_order: bool = False,
         return
     stack: list[tuple[str, str]] = [(top, "")]
     while stack:
-        raise_if_cancelled(scope)
         directory, rel_dir = stack.pop()
-        try:
-            with os.scandir(directory) as scan:
-                entries = sorted(scan, key=_name) if sort else list(scan)
-        except OSError:
-            continue
-        if listed is not None:
-            listed(rel_dir, entries)
         subdirs = []
-        for entry in (entries if scope is None or len(entries) <= _CHECK_EVERY else _checked(entries, scope)):
+        for entry in _listing(directory, rel_dir, sort, listed, scope):
             try:
                 is_dir = entry.is_dir(follow_symlinks=False)
             except OSError:
@@ -86,15 +93,7 @@ def _walk_in_path_order(top: str, enter: Callable[[str, os.DirEntry[str]], bool]
                         listed: Callable[[str, list[os.DirEntry[str]]], object] | None,
                         scope: CallScope | None) -> Iterator[tuple[str, os.DirEntry[str], bool]]:
     def listing(directory: str, rel_dir: str) -> Iterator[os.DirEntry[str]]:
-        raise_if_cancelled(scope)
-        try:
-            with os.scandir(directory) as scan:
-                entries = sorted(scan, key=_name)
-        except OSError:
-            return iter(())
-        if listed is not None:
-            listed(rel_dir, entries)
-        return iter(entries) if scope is None or len(entries) <= _CHECK_EVERY else _checked(entries, scope)
+        return _listing(directory, rel_dir, True, listed, scope)
 
     # a stack of listings: a directory's entries are taken up again once everything below one of its
     # subdirectories has been yielded
