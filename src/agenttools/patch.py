@@ -594,12 +594,7 @@ class _Plan:
             raise _io_error("Failed to read file to update", display, exc.errno or errno.EIO) from None
         if not stat.S_ISREG(st.st_mode):
             raise PatchError(f"Failed to read file to update {display}: path `{display}` is not a file", path=display)
-        try:
-            raw = read_checked(key, root=self.ws.root_of(key), max_size=self.limit)
-        except AgentToolsError as exc:
-            raise PatchError(f"Failed to read file to update {display}: {exc}", path=display) from None
-        except OSError as exc:
-            raise _io_error("Failed to read file to update", display, exc.errno or errno.EIO) from None
+        raw = self._read_bytes(key, display, "Failed to read file to update")
         try:
             return raw.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -649,13 +644,17 @@ class _Plan:
                 return None  # a symlink this patch deleted (replaced as an entry); a directory is refused later
             raise PatchError(f"Failed to write file {display}: {SpecialFileError(path=key, kind=_kind(st))}",
                              path=display)
-        try:
-            raw = read_checked(key, root=self.ws.root_of(key), max_size=self.limit)
-        except AgentToolsError as exc:
-            raise PatchError(f"Failed to write file {display}: {exc}", path=display) from None
-        except OSError as exc:
-            raise _io_error("Failed to write file", display, exc.errno or errno.EIO) from None
+        raw = self._read_bytes(key, display, "Failed to write file")
         return raw.decode("utf-8", "replace")
+
+    def _read_bytes(self, key: str, display: str, context: str) -> bytes:
+        """A regular file's bytes (bounded, no symlink followed); a failure worded ``<context> <display>: ...``."""
+        try:
+            return read_checked(key, root=self.ws.root_of(key), max_size=self.limit)
+        except AgentToolsError as exc:
+            raise PatchError(f"{context} {display}: {exc}", path=display) from None
+        except OSError as exc:
+            raise _io_error(context, display, exc.errno or errno.EIO) from None
 
     def write(self, key: str, text: str, display: str, *, checked: bool = False) -> str | None:
         """Record ``text`` as the new contents of ``key``; returns the text it replaces (see :meth:`before`).
