@@ -251,6 +251,15 @@ def fixed_figures(corpus: str, rg: str, rounds: int, floods: bool) -> Report:
     memory = peak_kib(near)
     report.fixed("  peak Python memory of the 1000-1010 view", f"{memory:.0f} KiB", goal="<= 2048 KiB")
 
+    _fresh_process(report, corpus, rounds)
+    _call_overhead(report, rounds)
+    _sandbox(report, corpus, rounds)
+    if floods:
+        _floods(report, rg, rounds)
+    return report
+
+
+def _fresh_process(report: Report, corpus: str, rounds: int) -> None:
     # Fresh processes: the same interpreter, the same environment (PYTHONPATH included). An installed package has
     # its bytecode cached; a fresh checkout (or PYTHONDONTWRITEBYTECODE) would make every process compile the
     # sources, so write the bytecode first.
@@ -272,6 +281,8 @@ def fixed_figures(corpus: str, rg: str, rounds: int, floods: bool) -> Report:
     pair = paired(run_process(floor), ref, rounds)
     report.add("  floor: the reference's imports plus attrs (every result is an attrs class), nothing else", pair)
 
+
+def _call_overhead(report: Report, rounds: int) -> None:
     reg = agenttools.Registry()
 
     @reg.tool
@@ -292,9 +303,30 @@ def fixed_figures(corpus: str, rg: str, rounds: int, floods: bool) -> Report:
     overhead = statistics.median(a - b for a, b in zip(per_call.ours, per_call.ref or [], strict=True))
     report.add("Registry.call on a trivial tool (vs calling the function)", per_call,
                "overhead <= 20 us", f"overhead {overhead * 1e6:.1f} us per call", unit="us")
-    if floods:
-        _floods(report, rg, rounds)
-    return report
+
+
+def _per_call(pair: Pair, n: int) -> Pair:
+    return Pair(ours=[s / n for s in pair.ours], ref=[s / n for s in pair.ref or []],
+                ours_cpu=[s / n for s in pair.ours_cpu], ref_cpu=[s / n for s in pair.ref_cpu])
+
+
+def _sandbox(report: Report, corpus: str, rounds: int) -> None:
+    """What the sandbox adds to a trivial command: the same toolset with sandbox='bwrap' against sandbox='none'."""
+    n = 20
+    with tempfile.TemporaryDirectory() as scratch:
+        for name, tool, args in (("gemini", "run_shell_command", {"command": "true"}),
+                                 ("openai", "shell", {"commands": ["true"]}),
+                                 ("anthropic", "bash", {"command": "true"})):
+            root = corpus if name == "gemini" else scratch
+            with agenttools.toolset(name, root=root, sandbox="bwrap") as boxed, \
+                    agenttools.toolset(name, root=root, sandbox="none") as bare:
+                calls = [lambda reg=reg, tool=tool, args=args: [reg.call(tool, args) for _ in range(n)]
+                         for reg in (boxed, bare)]
+                pair = _per_call(paired(calls[0], calls[1], rounds), n)
+                overhead = statistics.median(a - b for a, b in zip(pair.ours, pair.ref or [], strict=True))
+                what = "a persistent session, after its first command" if name == "anthropic" else "one sandbox each"
+                report.add(f"{name} {tool} `true` sandboxed ({what}) vs sandbox='none'", pair, "overhead <= 10 ms",
+                           f"overhead {overhead * 1e3:.1f} ms per command")
 
 
 def _floods(report: Report, rg: str, rounds: int) -> None:
@@ -393,8 +425,21 @@ def main() -> None:
                         help=f"a word on 100k+ lines: past the {CAP:,}-match cap, first 100 (default self)")
     parser.add_argument("--no-floods", action="store_true",
                         help="skip the 300 MB output and 1 GB file rows (they need 1 GB of disk, about 30 s)")
+    parser.add_argument("--only-sandbox", action="store_true",
+                        help="only the fresh-process rows and what the sandbox adds to a command (any directory "
+                             "will do as --corpus)")
     args = parser.parse_args()
     corpora = [str(path.resolve()) for path in args.corpus]
+    if args.only_sandbox:
+        report = Report()
+        _fresh_process(report, corpora[0], args.rounds)
+        _sandbox(report, corpora[0], args.rounds)
+        print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+              f"{platform.system()} {platform.release()}; agenttools {agenttools.__version__}; {args.rounds} paired "
+              "rounds after a warm-up")
+        print()
+        print_table(report.rows)
+        return
     for corpus in corpora:
         if not Path(corpus, BIG).is_file():
             parser.error(f"{corpus} has no {BIG}: build it with bench/make_corpus.py")

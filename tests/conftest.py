@@ -68,13 +68,68 @@ GONE_WITHIN = 15.0
 
 
 def read_pid(path: Path, timeout: float = 30.0) -> int:
-    """The pid a command wrote to ``path``, waiting up to ``timeout`` seconds for it."""
+    """The pid a command wrote to ``path``, as this process sees it, waiting up to ``timeout`` seconds for it.
+
+    A sandboxed command runs in a PID namespace of its own, so its ``$$`` is a number only that namespace knows:
+    it is turned into the host's pid (see :func:`host_pid`).
+    """
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         with contextlib.suppress(OSError, ValueError):
-            return int(path.read_text().strip())
+            return host_pid(int(path.read_text().strip()))
         time.sleep(0.05)
     raise AssertionError(f"{path} was never written")
+
+
+def processes_running(*argv: str) -> list[int]:
+    """Live processes of this test session whose command line is exactly ``argv`` (sandboxed ones included)."""
+    marker = f"AGENTTOOLS_TEST_SESSION={os.environ.get('AGENTTOOLS_TEST_SESSION', '')}".encode()
+    wanted = b"\0".join(arg.encode() for arg in argv) + b"\0"
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError):
+                with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                    if handle.read() != wanted:
+                        continue
+                with open(f"/proc/{entry}/environ", "rb") as handle:
+                    if marker in handle.read().split(b"\0") and process_alive(int(entry)):
+                        found.append(int(entry))
+    return found
+
+
+def _nspids(pid: int) -> list[int]:
+    with open(f"/proc/{pid}/status", "rb") as handle:
+        for line in handle:
+            if line.startswith(b"NSpid:"):
+                return [int(field) for field in line.split()[1:]]
+    return [pid]
+
+
+def host_pid(pid: int) -> int:
+    """The host's pid of the process the tests started that calls itself ``pid`` in its own PID namespace.
+
+    A pid of this namespace that belongs to a process of this test session is itself; otherwise the newest live
+    process of the session whose innermost namespace pid is ``pid`` (one sandbox at a time runs such a check). A
+    pid that matches nothing is returned as a number no process has (the process is gone).
+    """
+    marker = f"AGENTTOOLS_TEST_SESSION={os.environ.get('AGENTTOOLS_TEST_SESSION', '')}".encode()
+    found: list[tuple[int, int]] = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            with open(f"/proc/{entry}/environ", "rb") as handle:
+                if marker not in handle.read().split(b"\0"):
+                    continue
+            levels = _nspids(int(entry))
+            if len(levels) == 1 and levels[0] == pid:
+                return pid
+            if len(levels) > 1 and levels[-1] == pid:
+                with open(f"/proc/{entry}/stat") as handle:
+                    started = int(handle.read().rsplit(")", 1)[1].split()[19])
+                found.append((started, int(entry)))
+    return max(found)[1] if found else 2**22 + 1
 
 
 def gone(pid: int, within: float = GONE_WITHIN) -> bool:

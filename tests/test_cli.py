@@ -107,7 +107,7 @@ def test_toolset_options_from_the_command_line(tmp_path):
     assert proc.returncode == 2
     assert proc.stderr == ("agenttools: error: toolset 'editor' has no option 'bogus' (its options: root, "
                            "allow_dirs, deny_dirs, max_file_size, bash_timeout, background_timeout, max_tasks, "
-                           "edit_extensions)\n")
+                           "edit_extensions, sandbox, network, memory_limit, max_processes)\n")
 
 
 def test_console_script_is_installed():

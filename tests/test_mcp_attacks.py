@@ -262,7 +262,7 @@ def _threads(pid: int) -> int:
 
 
 def test_many_concurrent_calls_run_on_a_bounded_number_of_threads(root):
-    command = serve_command("editor", root, "--max-calls", "4")
+    command = serve_command("editor", root, "--max-calls", "4", "--sandbox", "none")  # $PPID: the server
     counts: list[int] = []
 
     async def main() -> None:

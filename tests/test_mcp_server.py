@@ -13,7 +13,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from conftest import http_mcp_server, process_alive, serve_command
+from conftest import host_pid, http_mcp_server, process_alive, serve_command
 
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(20)
 
@@ -109,7 +109,7 @@ def test_http_sessions_are_independent_and_cleaned_up(http_server, project):
                 if pid_file.exists() and pid_file.read_text().strip():
                     break
                 await asyncio.sleep(0.05)
-            return pwd.content[0].text, int((project / f"{directory}.pid").read_text())
+            return pwd.content[0].text, host_pid(int((project / f"{directory}.pid").read_text()))
 
     async def main() -> list[tuple[str, int]]:
         return list(await asyncio.gather(client("one"), client("two")))

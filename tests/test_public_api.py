@@ -15,7 +15,7 @@ from agenttools import toolsets as toolsets_module
 PINNED = [
     "AccessDeniedError", "AgentToolsError", "AlreadyExistsError", "ArgumentsError", "ChannelNotFoundError", "ConfigError", "ContentBlock", "DataBlock", "DeniedPathError", "EditError", "EncodingError",
     "ErrorRenderer", "FileTooLargeError", "GitError", "HardLinkError", "ImageBlock", "IsDirectoryError", "MatchCountError", "NoChangeError", "NoMatchError", "NotDirectoryError", "NotFoundError",
-    "OutsideWorkspaceError", "OverlappingEditsError", "PathError", "PatternError", "ProcessLimitError", "ProtectedPathError", "Registry", "SendError", "SpecialFileError", "StaleFileError", "TextBlock", "Tool",
+    "OutsideWorkspaceError", "OverlappingEditsError", "PathError", "PatternError", "ProcessLimitError", "ProtectedPathError", "Registry", "Sandbox", "SandboxError", "SandboxWarning", "SendError", "SpecialFileError", "StaleFileError", "TextBlock", "Tool",
     "ToolDefinitionError", "ToolFailure", "ToolInputError", "ToolOutput", "ToolTimeoutError", "UnknownProcessError", "UnknownToolError",
     "ValidationIssue", "Workspace", "toolset",
 ]

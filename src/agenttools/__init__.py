@@ -38,6 +38,8 @@ if TYPE_CHECKING:
         PatternError,
         ProcessLimitError,
         ProtectedPathError,
+        SandboxError,
+        SandboxWarning,
         SendError,
         SpecialFileError,
         StaleFileError,
@@ -50,6 +52,7 @@ if TYPE_CHECKING:
     )
     from agenttools.output import ToolOutput
     from agenttools.registry import Registry
+    from agenttools.sandbox import Sandbox
     from agenttools.schema import ValidationIssue
     from agenttools.tool import ErrorRenderer, Tool
     from agenttools.toolsets import toolset
@@ -87,6 +90,9 @@ __all__ = [
     "ProcessLimitError",
     "ProtectedPathError",
     "Registry",
+    "Sandbox",
+    "SandboxError",
+    "SandboxWarning",
     "SendError",
     "SpecialFileError",
     "StaleFileError",
@@ -134,6 +140,9 @@ _EXPORTS: dict[str, str] = {
     "ProcessLimitError": "agenttools.errors",
     "ProtectedPathError": "agenttools.errors",
     "Registry": "agenttools.registry",
+    "Sandbox": "agenttools.sandbox",
+    "SandboxError": "agenttools.errors",
+    "SandboxWarning": "agenttools.errors",
     "SendError": "agenttools.errors",
     "SpecialFileError": "agenttools.errors",
     "StaleFileError": "agenttools.errors",
@@ -152,8 +161,8 @@ _EXPORTS: dict[str, str] = {
 }
 """Public name -> the module that defines it (imported on first access)."""
 
-_FAMILIES = frozenset({"content", "edit", "errors", "files", "git", "message", "process", "registry", "schema", "sdk",
-                       "search", "shell", "stats", "todo", "toolsets", "web", "workspace"})
+_FAMILIES = frozenset({"content", "edit", "errors", "files", "git", "message", "process", "registry", "sandbox",
+                       "schema", "sdk", "search", "shell", "stats", "todo", "toolsets", "web", "workspace"})
 
 
 def __getattr__(name: str) -> Any:

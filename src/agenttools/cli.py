@@ -85,6 +85,8 @@ def _add_options(parser: argparse.ArgumentParser, options: Sequence[Option], nam
         elif option.kind in _LIST_KINDS:
             group.add_argument(*flags, dest=option.name, action="append", metavar=option.kind[:-1].upper(),
                                help=text + "; repeatable")
+        elif option.kind == "choice":
+            group.add_argument(*flags, dest=option.name, choices=option.choices, help=option.help)
         else:
             group.add_argument(*flags, dest=option.name, metavar=option.kind.upper(), help=text)
     group.add_argument("--option", action="append", metavar="KEY=VALUE", default=[],
@@ -151,7 +153,7 @@ def _options(args: argparse.Namespace, declared: Sequence[Option]) -> dict[str, 
         value = getattr(args, option.name, None)
         if value is None:
             continue
-        if option.kind in ("bool", *_LIST_KINDS) or option.name in ("root", "config", "docroot"):
+        if option.kind in ("bool", "choice", *_LIST_KINDS) or option.name in ("root", "config", "docroot"):
             options[option.name] = value
         else:
             options[option.name] = _value(value)

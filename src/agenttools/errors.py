@@ -38,8 +38,12 @@ The tree::
     ├── GitError                         git             git cannot run safely here, or failed
     ├── UnknownProcessError (LookupError) unknown_process  no background process with that id
     ├── ProcessLimitError                process_limit   too many background processes held
+    ├── SandboxError (OSError)           sandbox_failed  the sandbox a command runs in could not start
     ├── ChannelNotFoundError (LookupError) channel_not_found  no message channel with that id
     └── SendError                        send_failed     a channel failed to deliver a message
+
+One warning, not an error: ``SandboxWarning`` (a ``UserWarning``), when ``sandbox="auto"`` runs commands
+unsandboxed because no sandbox can run here.
 """
 
 from __future__ import annotations
@@ -75,6 +79,8 @@ __all__ = [
     "PatternError",
     "ProcessLimitError",
     "ProtectedPathError",
+    "SandboxError",
+    "SandboxWarning",
     "SendError",
     "SpecialFileError",
     "StaleFileError",
@@ -645,3 +651,19 @@ class SendError(AgentToolsError):
     def __init__(self, channel_id: str, reason: str) -> None:
         self.channel_id = channel_id
         super().__init__(f"failed to send message: {reason}")
+
+
+class SandboxError(AgentToolsError, OSError):
+    """The sandbox a command runs in could not be set up; the command did not run.
+
+    An ``OSError`` too, so code that handles a program that cannot start handles this the same way.
+    """
+
+    code = "sandbox_failed"
+
+
+class SandboxWarning(UserWarning):
+    """``sandbox="auto"`` found no working sandbox here: commands run unsandboxed.
+
+    The message says why, and how to fix it.
+    """

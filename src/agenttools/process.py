@@ -8,7 +8,6 @@ can be bounded by count and by retained output bytes; a running process is never
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import os
 import signal
@@ -23,6 +22,7 @@ import attrs
 
 from agenttools._display import MarkdownRepr
 from agenttools.errors import ProcessLimitError, UnknownProcessError
+from agenttools.sandbox import Sandbox
 from agenttools.shell import (
     DEFAULT_MAX_OUTPUT,
     SESSION_VARIABLE,
@@ -31,6 +31,7 @@ from agenttools.shell import (
     kill_session,
     new_session,
     non_interactive_env,
+    signal_group,
     strip_ansi,
 )
 
@@ -98,8 +99,11 @@ def _retained(sink: _Capped | _Tail) -> int:
 class _Process:
     def __init__(self, pid_id: str, command: str, cwd: Path, proc: subprocess.Popen[bytes], max_output: int,
                  timeout: float | None, ring: bool,
-                 on_done: Callable[[Callable[[], None]], object] | None = None) -> None:
+                 on_done: Callable[[Callable[[], None]], object] | None = None,
+                 sandbox: Sandbox | None = None) -> None:
         self.id = pid_id
+        self.sandbox = sandbox if sandbox is not None and sandbox.active else None
+        """The sandbox it runs in (its process group's leader is bubblewrap), or None."""
         self.command = command
         self.cwd = cwd
         self.proc = proc
@@ -140,7 +144,7 @@ class _Process:
             self.proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             self.timed_out = True
-            kill_group(self.proc.pid)
+            kill_group(self.proc.pid, sandboxed=self.sandbox is not None)
             self.proc.wait()
         for reader in self.readers:
             reader.join(timeout=0.2)  # children that keep the pipes open are not waited for
@@ -161,6 +165,8 @@ class _Process:
             stdout, _ = self.out.text()
             stderr, _ = self.err.text()
         code = self.proc.returncode if self.done.is_set() else None
+        if code is not None and self.sandbox is not None:
+            code = self.sandbox.returncode(code)
         return ProcessStatus(
             id=self.id, command=self.command, cwd=self.cwd, pid=self.proc.pid, running=not self.done.is_set(),
             exit_code=code if code is not None and code >= 0 else None,
@@ -205,13 +211,16 @@ class ProcessTable:
             forgotten, though never the newest one (None: no cap).
         id_factory: Makes ids; default: 16 random hex characters.
         env: Extra environment variables for every process.
+        sandbox: Where the processes run (None: unsandboxed). The table does not close it.
     """
 
     def __init__(self, *, max_processes: int = 16, max_running: int | None = None,
                  max_output: int = DEFAULT_MAX_OUTPUT, ring: bool = False, timeout: float | None = None,
                  expire_after: float | None = None, max_finished: int | None = None,
                  max_finished_bytes: int | None = None, id_factory: Callable[[], str] | None = None,
-                 env: Mapping[str, str] | None = None) -> None:
+                 env: Mapping[str, str] | None = None, sandbox: Sandbox | None = None) -> None:
+        self.sandbox = sandbox
+        """Where the processes run, or None."""
         self.max_processes = max_processes
         self.max_finished = max_finished
         self.max_finished_bytes = max_finished_bytes
@@ -253,6 +262,7 @@ class ProcessTable:
 
         Raises:
             ProcessLimitError: The table is closed or already holds ``max_processes`` records.
+            SandboxError: The sandbox could not start (an ``OSError`` too).
             OSError: The shell could not be started.
         """
         self._expire()
@@ -267,13 +277,16 @@ class ProcessTable:
                 raise ProcessLimitError(f"{running} processes are running, the most allowed at once",
                                         limit=self.max_running)
             env = {**non_interactive_env(), **self._env}
-            proc = subprocess.Popen([shell, "-c", command], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+            if self.sandbox is not None:
+                proc = self.sandbox.popen([shell, "-c", command], cwd=cwd, env=env, wait_ready=True)
+            else:
+                proc = subprocess.Popen([shell, "-c", command], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
             process_id = self._ids()
             while process_id in self._processes:
                 process_id = self._ids()
             record = _Process(process_id, command, Path(cwd), proc, self.max_output, self.timeout, self.ring,
-                              on_done=_trim_later(weakref.ref(self)))
+                              on_done=_trim_later(weakref.ref(self)), sandbox=self.sandbox)
             self._processes[process_id] = record
             self._pgids.add(proc.pid)
         return record.status()
@@ -345,8 +358,7 @@ class ProcessTable:
             return False
         if signum == signal.SIGKILL:
             record.killed = True
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(record.proc.pid, signum)
+        signal_group(record.proc.pid, signum, sandboxed=record.sandbox is not None)
         return True
 
     def _get(self, process_id: str) -> _Process:
@@ -375,7 +387,7 @@ class ProcessTable:
         record = self._get(process_id)
         if not record.done.is_set():
             record.killed = True
-            kill_group(record.proc.pid)
+            kill_group(record.proc.pid, sandboxed=record.sandbox is not None)
             record.done.wait(5)
         return record.status()
 
@@ -403,7 +415,7 @@ class ProcessTable:
             running = [r for r in self._processes.values() if not r.done.is_set()]
         for record in running:
             record.killed = True
-            kill_group(record.proc.pid)
+            kill_group(record.proc.pid, sandboxed=record.sandbox is not None)
         for record in running:
             record.done.wait(5)
         kill_session(self.session)  # daemons that left their process group, and commands run with this session
@@ -422,9 +434,9 @@ class ProcessManager(ProcessTable):
 
     def __init__(self, *, max_running: int = 16, max_output: int = 1024 * 1024, expire_after: float = 1800.0,
                  max_finished: int = 64, max_finished_bytes: int = 16 * 1024 * 1024, timeout: float | None = None,
-                 env: Mapping[str, str] | None = None) -> None:
+                 env: Mapping[str, str] | None = None, sandbox: Sandbox | None = None) -> None:
         counter = itertools.count(1)
         super().__init__(max_processes=1_000_000, max_running=max_running, max_output=max_output, ring=True,
                          timeout=timeout, expire_after=expire_after, max_finished=max_finished,
                          max_finished_bytes=max_finished_bytes, id_factory=lambda: f"proc-{next(counter)}",
-                         env=env)
+                         env=env, sandbox=sandbox)

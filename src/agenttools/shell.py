@@ -2,7 +2,8 @@
 
 stdin is ``/dev/null``; the environment is the caller's plus ``GIT_TERMINAL_PROMPT=0``, ``PAGER=cat`` and
 ``GIT_PAGER=cat`` so nothing waits for a human. Output is collected until bash exits (what background children
-print later is not waited for), each stream capped in memory with the middle elided.
+print later is not waited for), each stream capped in memory with the middle elided. Given a
+:class:`~agenttools.sandbox.Sandbox` (``sandbox=``), the command runs inside it; the result reads the same.
 """
 
 from __future__ import annotations
@@ -23,9 +24,11 @@ import attrs
 
 from agenttools._calls import CallScope, current_scope
 from agenttools._display import MarkdownRepr
+from agenttools.errors import SandboxError
+from agenttools.sandbox import Sandbox, is_namespace_init
 
 __all__ = ["DEFAULT_MAX_OUTPUT", "DEFAULT_TIMEOUT", "SESSION_VARIABLE", "ShellResult", "kill_group", "kill_session",
-           "new_session", "non_interactive_env", "run_command", "run_shell", "strip_ansi"]
+           "new_session", "non_interactive_env", "run_command", "run_shell", "signal_group", "strip_ansi"]
 
 DEFAULT_TIMEOUT = 600.0
 """Seconds before a command's process group is killed."""
@@ -166,10 +169,29 @@ def _group_members(pgid: int) -> list[int]:
     return sorted(pids)
 
 
-def kill_group(pgid: int, *, grace: float = _KILL_GRACE) -> None:
-    """SIGTERM the whole process group, then SIGKILL whatever is left after ``grace`` seconds."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, signal.SIGTERM)
+def signal_group(pgid: int, signum: int, *, sandboxed: bool = False) -> None:
+    """Send ``signum`` to a process group.
+
+    ``sandboxed``: the group's leader is bubblewrap, which would die of the signal (and report the command ended)
+    while the command traps it and runs on; so every member but bubblewrap's own processes gets it instead.
+    ``SIGKILL`` always goes to the whole group.
+    """
+    if not sandboxed or signum == signal.SIGKILL:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, signum)
+        return
+    for pid in _group_members(pgid):
+        if pid != pgid and not is_namespace_init(pid):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signum)
+
+
+def kill_group(pgid: int, *, grace: float = _KILL_GRACE, sandboxed: bool = False) -> None:
+    """SIGTERM the whole process group, then SIGKILL whatever is left after ``grace`` seconds.
+
+    ``sandboxed``: the leader is bubblewrap (see :func:`signal_group`).
+    """
+    signal_group(pgid, signal.SIGTERM, sandboxed=sandboxed)
     deadline = time.monotonic() + grace
     while time.monotonic() < deadline and _group_members(pgid):
         time.sleep(0.02)
@@ -254,7 +276,7 @@ def _marked(needle: bytes | set[bytes]) -> list[int]:
 
 
 def _pump(proc: subprocess.Popen[bytes], out: _Capped, err: _Capped, deadline: float,
-          scope: CallScope | None = None) -> tuple[bool, bool]:
+          scope: CallScope | None = None, sandboxed: bool = False) -> tuple[bool, bool]:
     """Read both pipes until bash exits, the deadline passes or ``scope`` is cancelled: (timed out, cancelled)."""
     selector = selectors.DefaultSelector()
     assert proc.stdout is not None  # noqa: S101 - PIPE
@@ -278,7 +300,7 @@ def _pump(proc: subprocess.Popen[bytes], out: _Capped, err: _Capped, deadline: f
             if exited_at is None and killed_at is None and stop:
                 timed_out, cancelled = now >= deadline, now < deadline
                 killed_at = now  # kill the group, then keep reading what it prints while it dies (traps)
-                kill_group(proc.pid)
+                kill_group(proc.pid, sandboxed=sandboxed)
                 continue
             for key, _ in selector.select(timeout=0.02):
                 try:
@@ -303,6 +325,7 @@ def run_shell(
     env: Mapping[str, str] | None = None,
     shell: str = "bash",
     session: str | None = None,
+    sandbox: Sandbox | None = None,
 ) -> ShellResult:
     """Run ``shell -c command`` as the leader of a new process group and collect what it did.
 
@@ -315,9 +338,11 @@ def run_shell(
         shell: The shell executable.
         session: A marker from :func:`new_session` carried by every process the command starts, so
             :func:`kill_session` finds them later (background jobs and daemons included).
+        sandbox: Run inside this sandbox (None: unsandboxed). A sandbox that cannot start gives a result with
+            ``error`` set; the command did not run.
     """
     return run_command([shell, "-c", command], cwd=cwd, timeout=timeout, max_output=max_output, env=env,
-                       display=command, session=session)
+                       display=command, session=session, sandbox=sandbox)
 
 
 def non_interactive_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -334,12 +359,13 @@ def run_command(
     env: Mapping[str, str] | None = None,
     display: str | None = None,
     session: str | None = None,
+    sandbox: Sandbox | None = None,
 ) -> ShellResult:
     """Run ``argv`` directly (no shell) as the leader of a new process group; the same rules as :func:`run_shell`.
 
     A program that cannot be started gives a result with ``error`` set (``FileNotFoundError: ...``), not an
     exception. ``display`` is the ``command`` reported (default: ``argv`` joined with spaces); ``session`` marks
-    the process and everything it starts (see :func:`kill_session`).
+    the process and everything it starts (see :func:`kill_session`); ``sandbox`` runs it inside a sandbox.
     """
     started = time.monotonic()
     environment = non_interactive_env(env)
@@ -351,30 +377,41 @@ def run_command(
     if scope is not None and scope.cancelled:
         return ShellResult(command=command, cwd=where, stdout="", stderr="", exit_code=None, signal=None, pgid=None,
                            cancelled=True, error="the tool call was cancelled", duration=time.monotonic() - started)
+    sandboxed = sandbox is not None and sandbox.active
     try:
-        proc = subprocess.Popen(argv, cwd=cwd, env=environment, stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        if sandbox is not None:
+            proc = sandbox.popen(argv, cwd=cwd, env=environment)
+        else:
+            proc = subprocess.Popen(argv, cwd=cwd, env=environment, stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     except OSError as exc:
+        error = str(exc) if isinstance(exc, SandboxError) else f"{type(exc).__name__}: {exc}"
         return ShellResult(command=command, cwd=where, stdout="", stderr="", exit_code=None, signal=None, pgid=None,
-                           error=f"{type(exc).__name__}: {exc}", duration=time.monotonic() - started)
+                           error=error, duration=time.monotonic() - started)
     out, err = _Capped(max_output), _Capped(max_output)
     deadline = float("inf") if timeout is None else started + timeout
     try:
-        timed_out, cancelled = _pump(proc, out, err, deadline, scope)
+        timed_out, cancelled = _pump(proc, out, err, deadline, scope, sandboxed)
         background: list[int] = []
         if not (timed_out or cancelled):
             proc.wait()
-            background = [pid for pid in _group_members(proc.pid) if pid != proc.pid]
+            background = [pid for pid in _group_members(proc.pid)
+                          if pid != proc.pid and not (sandboxed and is_namespace_init(pid))]
         try:
             code = proc.wait(timeout=_GIVE_UP_AFTER_KILL)
         except subprocess.TimeoutExpired:
             code = -signal.SIGKILL
+        if sandbox is not None:
+            code = sandbox.returncode(code)
     finally:
         for stream in (proc.stdout, proc.stderr):
             if stream is not None:
                 stream.close()
     stdout, stdout_cut = out.text()
     stderr, stderr_cut = err.text()
+    if sandbox is not None and sandbox.failed(proc):  # bubblewrap printed why and the command never ran
+        return ShellResult(command=command, cwd=where, stdout="", stderr="", exit_code=None, signal=None, pgid=None,
+                           error=sandbox.failure(stderr), duration=time.monotonic() - started)
     return ShellResult(
         command=command, cwd=where, stdout=stdout, stderr=stderr,
         exit_code=code if code >= 0 else None, signal=-code if code < 0 else None, pgid=proc.pid,

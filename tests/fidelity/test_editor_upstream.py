@@ -32,7 +32,7 @@ import pytest
 import agenttools
 from agenttools.errors import ConfigError
 from agenttools.workspace import parse_size
-from conftest import gone
+from conftest import gone, read_pid
 
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(100)  # view_test.go TestViewImageDetection: the magic and 100 zero bytes
 LINK = "->"  # a files entry ("->", target) is a symlink
@@ -700,11 +700,7 @@ def test_closed_session_refuses_tasks(tmp_path):
     # internal/session/session_test.go TestAddTaskRejectedAfterClose, TestCloseKillsRunningTasks
     reg = agenttools.toolset("editor", root=str(tmp_path))
     task = start(reg, "echo $$ > pid; sleep 300")
-    deadline = time.monotonic() + 5
-    while not ((tmp_path / "pid").exists() and (tmp_path / "pid").read_text().strip()):
-        assert time.monotonic() < deadline
-        time.sleep(0.02)
-    pid = int((tmp_path / "pid").read_text())
+    pid = read_pid(tmp_path / "pid", timeout=5)
     reg.close()
     out = reg.call("bash", {"command": "true", "run_in_background": True})
     assert (out.text, out.is_error) == ("[BASH_TASK_LIMIT] could not add background task: session is closed", True)

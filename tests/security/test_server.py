@@ -30,6 +30,7 @@ from conftest import (
     GONE_WITHIN,
     free_port,
     gone,
+    host_pid,
     http_mcp_server,
     process_alive,
     read_pid,
@@ -56,7 +57,7 @@ async def _aread_pid(path: Path, timeout: float = 30.0) -> int:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         with contextlib.suppress(OSError, ValueError):
-            return int(path.read_text().strip())
+            return host_pid(int(path.read_text().strip()))
         await asyncio.sleep(0.05)
     raise AssertionError(f"{path} was never written")
 
@@ -82,7 +83,7 @@ def test_a_saturated_session_does_not_delay_another(http_url, root):
             await a.initialize()
             await b.initialize()
             await b.call_tool("bash", {"command": "true"})  # b's toolset exists before a floods
-            slow = [asyncio.create_task(a.call_tool("bash", {"command": f"touch {root}/started.$$; sleep 20"}))
+            slow = [asyncio.create_task(a.call_tool("bash", {"command": f"mktemp {root}/started.XXXXXX; sleep 20"}))
                     for _ in range(flood)]
             deadline = time.monotonic() + 30
             while len(list(root.glob("started.*"))) < min(flood, 8) and time.monotonic() < deadline:

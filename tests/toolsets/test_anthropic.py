@@ -29,7 +29,7 @@ from google.genai import types as gtypes
 
 import agenttools
 from agenttools.errors import ConfigError
-from conftest import gone, read_pid
+from conftest import gone, host_pid, read_pid
 
 E = "str_replace_based_edit_tool"
 
@@ -223,7 +223,7 @@ def test_bash_timeout_must_be_restarted(tmp_path):
 
 def test_closing_the_registry_ends_the_session_and_its_jobs(tmp_path):
     reg = agenttools.toolset("anthropic", root=str(tmp_path))
-    pid = int(reg.call("bash", {"command": "sleep 60 & echo $!"}).text)
+    pid = host_pid(int(reg.call("bash", {"command": "sleep 60 & echo $!"}).text))
     os.kill(pid, 0)
     reg.close()
     assert not _alive_after(pid, seconds=2)
@@ -333,8 +333,9 @@ def test_concurrent_first_calls_share_one_session_and_close_ends_it(tmp_path):
     for thread in threads:
         thread.join()
     assert len(set(pids)) == 1, pids  # a second session would be lost: nothing would ever close it
+    pid = host_pid(int(pids[0]))
     reg.close()
-    assert gone(int(pids[0]))
+    assert gone(pid)
 
 
 def test_a_restart_from_another_thread_ends_a_running_command_at_once(tmp_path):
@@ -355,7 +356,7 @@ def test_many_sessions_leave_no_descriptor_or_process_behind(tmp_path):
     before = len(os.listdir("/proc/self/fd"))
     for _ in range(20):
         with agenttools.toolset("anthropic", root=str(tmp_path)) as reg:
-            pid = int(reg.call("bash", {"command": "echo $$"}).text)
+            pid = host_pid(int(reg.call("bash", {"command": "echo $$"}).text))
             reg.call("bash", {"restart": True})
         assert gone(pid)
     assert len(os.listdir("/proc/self/fd")) <= before

@@ -16,7 +16,7 @@ import pytest
 import agenttools
 from agenttools.process import ProcessManager
 from agenttools.toolsets.assistant.texts import go_duration, go_mode
-from conftest import process_alive
+from conftest import host_pid, process_alive, processes_running
 
 
 @pytest.fixture
@@ -202,12 +202,12 @@ def test_exec(reg, root):
 
 def test_exec_timeout_kills_the_group(reg, root):
     start = time.monotonic()
-    assert call(reg, "exec", command="sleep 30 & echo $! > child.pid; wait", timeout=0.3) == (
+    assert call(reg, "exec", command="sleep 30.31 & echo $! > child.pid; wait", timeout=0.3) == (
         "ERROR: command timeout after 300ms")
     assert time.monotonic() - start < 10
-    child = int((root / "child.pid").read_text())
+    assert (root / "child.pid").read_text().strip()
     time.sleep(0.3)
-    assert not process_alive(child)
+    assert not processes_running("sleep", "30.31")
 
 
 def test_exec_output_cap(reg):
@@ -238,7 +238,7 @@ def test_process_flow_with_children(reg, root):
     pid_file = root / "grandchild.pid"
     while not (pid_file.exists() and pid_file.read_text().strip()) and time.monotonic() < deadline:
         time.sleep(0.05)
-    grandchild = int((root / "grandchild.pid").read_text())
+    grandchild = host_pid(int((root / "grandchild.pid").read_text()))
     while ok(reg, "process", action="log", process_id="proc-1", tail="2")["stderr"] != "r\n" and \
             time.monotonic() < deadline:  # the shell may write "err" a moment after the grandchild's pid file
         time.sleep(0.05)

@@ -18,11 +18,12 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar
 
 from agenttools._lazy import lazy_module
 from agenttools.errors import ConfigError
+from agenttools.sandbox import DEFAULT_MAX_PROCESSES, MODES
 from agenttools.workspace import parse_size
 
-__all__ = ["PATH_OPTIONS", "Kind", "Option", "check_options", "takes_options"]
+__all__ = ["PATH_OPTIONS", "SANDBOX_OPTIONS", "Kind", "Option", "check_options", "takes_options"]
 
-Kind = Literal["bool", "count", "seconds", "size", "dir", "dirs", "globs", "mapping", "any"]
+Kind = Literal["bool", "count", "seconds", "size", "dir", "dirs", "globs", "mapping", "choice", "any"]
 """What an option takes:
 
 - ``bool``: ``True`` or ``False`` only (a string such as ``"False"`` is refused, not read as true).
@@ -34,6 +35,7 @@ Kind = Literal["bool", "count", "seconds", "size", "dir", "dirs", "globs", "mapp
 - ``dirs``: existing directories (a list; one string counts as one directory).
 - ``globs``: non-empty glob strings (a list; one string counts as one glob).
 - ``mapping``: a mapping (dict).
+- ``choice``: one of the option's ``choices`` (strings).
 - ``any``: checked by the toolset itself.
 """
 
@@ -48,7 +50,7 @@ _ACCEPTS: dict[str, str] = {
     "bool": "True or False", "count": "a positive integer", "seconds": "a positive number of seconds",
     "size": "a positive size in bytes or a string such as '100B', '10KB' or '1MiB'",
     "dir": "an existing directory", "dirs": "a list of existing directories", "globs": "a list of glob strings",
-    "mapping": "a mapping (dict)", "any": "anything",
+    "mapping": "a mapping (dict)", "choice": "one of", "any": "anything",
 }
 
 
@@ -65,9 +67,13 @@ class Option(NamedTuple):
     """The toolset cannot be built without it."""
     help: str = ""
     """One line for the docs and the command line."""
+    choices: tuple[str, ...] = ()
+    """The values a ``choice`` option takes."""
 
     def accepts(self) -> str:
         """What the option accepts, in words."""
+        if self.kind == "choice":
+            return "one of " + ", ".join(repr(c) for c in self.choices) + (" or None" if self.nullable else "")
         return _ACCEPTS[self.kind] + (" or None" if self.nullable else "")
 
 
@@ -79,6 +85,19 @@ PATH_OPTIONS: tuple[Option, ...] = (
     Option(name="max_file_size", kind="size", help="the largest file any tool reads, edits or writes"),
 )
 """The options every path toolset takes (the editor names ``deny`` ``deny_dirs``, as its contract does)."""
+
+SANDBOX_OPTIONS: tuple[Option, ...] = (
+    Option(name="sandbox", kind="choice", choices=MODES,
+           help="where commands run: 'auto' (bubblewrap where it runs, else unsandboxed with a warning), 'bwrap' "
+                "(bubblewrap or a ConfigError), 'none' (unsandboxed)"),
+    Option(name="network", kind="bool", nullable=True,
+           help="give sandboxed commands the host's network (default: none)"),
+    Option(name="memory_limit", kind="size", nullable=True,
+           help="memory the sandboxed commands may use together (default: half the RAM)"),
+    Option(name="max_processes", kind="count", nullable=True,
+           help=f"processes the sandbox may hold at once (default: {DEFAULT_MAX_PROCESSES})"),
+)
+"""The options of every toolset with a command tool (see :class:`agenttools.sandbox.Sandbox`)."""
 
 
 def _shown(value: Any) -> str:
@@ -148,6 +167,10 @@ def _convert(toolset: str, option: Option, value: Any) -> Any:
         return globs
     if kind == "mapping":
         if not isinstance(value, Mapping):
+            raise _bad(toolset, option, value)
+        return value
+    if kind == "choice":
+        if not isinstance(value, str) or value not in option.choices:
             raise _bad(toolset, option, value)
         return value
     return value

@@ -15,7 +15,8 @@ import os
 from collections.abc import Iterable
 
 from agenttools.registry import Registry
-from agenttools.toolsets._options import PATH_OPTIONS, Option, takes_options
+from agenttools.sandbox import Sandbox
+from agenttools.toolsets._options import PATH_OPTIONS, SANDBOX_OPTIONS, Option, takes_options
 from agenttools.toolsets._spec import build_registry
 from agenttools.toolsets.anthropic.state import DEFAULT_TIMEOUT, State
 from agenttools.toolsets.anthropic.texts import render_error
@@ -30,7 +31,8 @@ OPTIONS = (*PATH_OPTIONS,
                        "sent in the text editor's definition"),
            Option(name="bash_timeout", kind="seconds",
                   help="seconds a bash command may run before the session must be restarted"),
-           Option(name="max_output", kind="size", help="bytes of stdout and of stderr kept per bash command"))
+           Option(name="max_output", kind="size", help="bytes of stdout and of stderr kept per bash command"),
+           *SANDBOX_OPTIONS)
 """The options of ``build``, checked when the toolset is built."""
 
 
@@ -44,6 +46,10 @@ def build(
     max_characters: int | None = None,
     bash_timeout: float = DEFAULT_TIMEOUT,
     max_output: int = 16 * 1024 * 1024,
+    sandbox: str = "auto",
+    network: bool | None = None,
+    memory_limit: int | str | None = None,
+    max_processes: int | None = None,
 ) -> Registry:
     """Build the anthropic toolset.
 
@@ -56,12 +62,20 @@ def build(
             reference's 16000). When set it is also sent as the text editor definition's ``max_characters``.
         bash_timeout: Seconds a bash command may run before the session must be restarted (the reference's 120).
         max_output: Bytes of stdout and of stderr kept per bash command (the middle is elided beyond it).
+        sandbox: Where commands run: ``"auto"`` (bubblewrap where it runs, else unsandboxed with a
+            ``SandboxWarning``), ``"bwrap"`` (bubblewrap, else ConfigError) or ``"none"``. See docs/security.md.
+        network: Give sandboxed commands the host's network (default: none).
+        memory_limit: Memory the sandboxed commands may use together (bytes or ``"2GiB"``; default: half the RAM).
+        max_processes: Processes the sandbox may hold at once (default: 1024).
 
     Raises:
         ConfigError: An option is unknown, missing (``root``) or invalid.
     """
     assert root is not None  # noqa: S101 - takes_options requires it
     workspace = Workspace(root, allow_dirs=allow_dirs, deny=deny, max_file_size=max_file_size)
-    state = State(workspace=workspace, max_characters=max_characters, timeout=bash_timeout, max_output=max_output)
+    box = Sandbox(workspace, mode=sandbox, network=network, memory_limit=memory_limit,
+                  max_processes=max_processes)
+    state = State(workspace=workspace, max_characters=max_characters, timeout=bash_timeout, max_output=max_output,
+                  sandbox=box)
     tools = TOOLS if max_characters is None else specs(max_characters)
-    return build_registry(tools, state, render_error=render_error, on_close=[state.close_session])
+    return build_registry(tools, state, render_error=render_error, on_close=[state.close])

@@ -51,7 +51,7 @@ def _seconds(value: float) -> str:
 
 
 def _start(state: State) -> BashSession:
-    state.session = BashSession(str(state.workspace.root), max_output=state.max_output)
+    state.session = BashSession(str(state.workspace.root), max_output=state.max_output, sandbox=state.sandbox)
     return state.session
 
 

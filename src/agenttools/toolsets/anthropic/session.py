@@ -28,6 +28,7 @@ import time
 import attrs
 
 from agenttools._calls import current_scope
+from agenttools.sandbox import Sandbox
 from agenttools.shell import SESSION_VARIABLE, kill_group, kill_session, new_session, non_interactive_env
 
 __all__ = ["BashSession", "Finished", "quote"]
@@ -108,10 +109,15 @@ class BashSession:
     Args:
         cwd: Where bash starts.
         max_output: Bytes of stdout and of stderr kept per command.
+        sandbox: Where bash runs (None: unsandboxed); started once, so later commands pay nothing for it.
+
+    Raises:
+        SandboxError: The sandbox could not start.
     """
 
-    def __init__(self, cwd: str, *, max_output: int) -> None:
+    def __init__(self, cwd: str, *, max_output: int, sandbox: Sandbox | None = None) -> None:
         self.marker = new_session()
+        self._sandbox = sandbox if sandbox is not None and sandbox.active else None
         self.sentinel = b""
         """What ends the command running now (a fresh one for each command)."""
         self._lock = threading.RLock()
@@ -120,8 +126,12 @@ class BashSession:
         self._max_output = max_output
         environment = non_interactive_env()
         environment[SESSION_VARIABLE] = self.marker
-        self._process = subprocess.Popen(["/bin/bash"], cwd=cwd, env=environment, stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        if self._sandbox is not None:
+            self._process = self._sandbox.popen(["/bin/bash"], cwd=cwd, env=environment, stdin=subprocess.PIPE,
+                                                wait_ready=True)
+        else:
+            self._process = subprocess.Popen(["/bin/bash"], cwd=cwd, env=environment, stdin=subprocess.PIPE,
+                                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
         assert self._process.stdout is not None  # noqa: S101 - PIPE
         assert self._process.stderr is not None  # noqa: S101 - PIPE
         self._out = _Stream(max_output)
@@ -135,7 +145,8 @@ class BashSession:
     @property
     def returncode(self) -> int | None:
         """The exit status of bash once it is gone (negative: the signal that killed it), else None."""
-        return self._process.poll()
+        code = self._process.poll()
+        return code if code is None or self._sandbox is None else self._sandbox.returncode(code)
 
     @property
     def timed_out(self) -> bool:
@@ -240,6 +251,8 @@ class BashSession:
             code = self._process.wait(timeout=1)
         except subprocess.TimeoutExpired:  # pragma: no cover - bash closed its pipes but lives on
             code = -9
+        if self._sandbox is not None:
+            code = self._sandbox.returncode(code)
         self._kill()  # the jobs bash left behind: the session can only be restarted
         self._out.take()
         self._err.take()
@@ -250,7 +263,7 @@ class BashSession:
         """Kill bash and everything it started (background jobs and daemons included)."""
         if self._process.returncode is None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
-                kill_group(self._process.pid, grace=0.1)
+                kill_group(self._process.pid, grace=0.1, sandboxed=self._sandbox is not None)
         kill_session(self.marker)
 
     def close(self) -> None:

@@ -7,6 +7,7 @@ import threading
 from pathlib import Path
 
 from agenttools.errors import DeniedPathError, OutsideWorkspaceError, PathError, ProtectedPathError
+from agenttools.sandbox import Sandbox
 from agenttools.toolsets.anthropic.session import BashSession
 from agenttools.toolsets.anthropic.texts import fail
 from agenttools.workspace import Workspace
@@ -20,11 +21,14 @@ DEFAULT_TIMEOUT = 120.0
 class State:
     """What the handlers share: the workspace, ``max_characters`` and the bash session (started on first use)."""
 
-    __slots__ = ("__weakref__", "lock", "max_characters", "max_output", "session", "timeout", "workspace")
+    __slots__ = ("__weakref__", "lock", "max_characters", "max_output", "sandbox", "session", "timeout",
+                 "workspace")
 
     def __init__(self, *, workspace: Workspace, max_characters: int | None = None, timeout: float = DEFAULT_TIMEOUT,
-                 max_output: int = 16 * 1024 * 1024) -> None:
+                 max_output: int = 16 * 1024 * 1024, sandbox: Sandbox | None = None) -> None:
         self.workspace = workspace
+        self.sandbox = sandbox
+        """Where the bash session runs (None: unsandboxed)."""
         self.max_characters = max_characters
         """Characters of a file ``view`` shows before the clipped note (None: the reference's 16000)."""
         self.timeout = timeout
@@ -42,6 +46,12 @@ class State:
             session, self.session = self.session, None
             if session is not None:
                 session.close()
+
+    def close(self) -> None:
+        """End the bash session, then the sandbox (its private directories and cgroups)."""
+        self.close_session()
+        if self.sandbox is not None:
+            self.sandbox.close()
 
 
 def resolve(state: State, shown: Path, *, write: bool = False) -> str:

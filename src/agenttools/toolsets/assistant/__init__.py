@@ -19,7 +19,8 @@ from agenttools.errors import ConfigError
 from agenttools.message import ChannelLike, WebhookChannel
 from agenttools.process import ProcessManager
 from agenttools.registry import Registry
-from agenttools.toolsets._options import PATH_OPTIONS, Option, takes_options
+from agenttools.sandbox import Sandbox
+from agenttools.toolsets._options import PATH_OPTIONS, SANDBOX_OPTIONS, Option, takes_options
 from agenttools.toolsets._spec import build_registry
 from agenttools.toolsets.assistant.state import State
 from agenttools.toolsets.assistant.texts import render_error
@@ -40,7 +41,8 @@ def _channel(value: Any) -> ChannelLike:
 OPTIONS = (*PATH_OPTIONS,
            Option(name="channels", kind="mapping", nullable=True,
                   help="channel id to a callable (chat_id, content), an object with send(), or a webhook URL"),
-           Option(name="max_running", kind="count", help="background processes running at once"))
+           Option(name="max_running", kind="count", help="background processes running at once"),
+           *SANDBOX_OPTIONS)
 """The options of ``build``, checked when the toolset is built."""
 
 
@@ -53,6 +55,10 @@ def build(
     channels: Mapping[str, Any] | None = None,
     max_file_size: int | str = DEFAULT_MAX_FILE_SIZE,
     max_running: int = 16,
+    sandbox: str = "auto",
+    network: bool | None = None,
+    memory_limit: int | str | None = None,
+    max_processes: int | None = None,
 ) -> Registry:
     """Build the assistant toolset; close the registry (or use ``with``) to kill its background processes.
 
@@ -64,12 +70,19 @@ def build(
             webhook URL (POSTed ``{"chat_id", "content"}`` as JSON).
         max_file_size: Largest file ``read`` returns (bytes or ``"10MB"``).
         max_running: Background processes running at once.
+        sandbox: Where commands run: ``"auto"`` (bubblewrap where it runs, else unsandboxed with a
+            ``SandboxWarning``), ``"bwrap"`` (bubblewrap, else ConfigError) or ``"none"``. See docs/security.md.
+        network: Give sandboxed commands the host's network (default: none).
+        memory_limit: Memory the sandboxed commands may use together (bytes or ``"2GiB"``; default: half the RAM).
+        max_processes: Processes the sandbox may hold at once (default: 1024).
 
     Raises:
         ConfigError: ``root`` is missing or not a directory, or a channel is unusable.
     """
     assert root is not None  # noqa: S101 - takes_options requires it
-    state = State(workspace=Workspace(root, allow_dirs=allow_dirs, deny=deny, max_file_size=max_file_size),
-                  processes=ProcessManager(max_running=max_running),
+    workspace = Workspace(root, allow_dirs=allow_dirs, deny=deny, max_file_size=max_file_size)
+    box = Sandbox(workspace, mode=sandbox, network=network, memory_limit=memory_limit,
+                  max_processes=max_processes)
+    state = State(workspace=workspace, processes=ProcessManager(max_running=max_running, sandbox=box),
                   channels={str(k): _channel(v) for k, v in (channels or {}).items()})
-    return build_registry(TOOLS, state, render_error=render_error, on_close=[state.processes.close])
+    return build_registry(TOOLS, state, render_error=render_error, on_close=[state.processes.close, box.close])

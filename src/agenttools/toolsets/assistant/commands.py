@@ -109,10 +109,10 @@ def exec_command(state: State, args: dict[str, Any]) -> str:
         raise fail(f"command execution failed: {problem}")
     if isinstance(command, str):
         result = shell.run_shell(command, cwd=cwd, timeout=seconds, max_output=MAX_STREAM,
-                                 session=state.processes.session)
+                                 session=state.processes.session, sandbox=state.processes.sandbox)
     else:
         result = shell.run_command(command, cwd=cwd, timeout=seconds, max_output=MAX_STREAM, display=display,
-                                   session=state.processes.session)
+                                   session=state.processes.session, sandbox=state.processes.sandbox)
     if result.error is not None:
         raise fail(f"command execution failed: {_start_problem(command, cwd, result.error) or result.error}")
     if result.timed_out:

@@ -14,7 +14,8 @@ from collections.abc import Iterable
 
 from agenttools.process import ProcessTable
 from agenttools.registry import Registry
-from agenttools.toolsets._options import PATH_OPTIONS, Option, takes_options
+from agenttools.sandbox import Sandbox
+from agenttools.toolsets._options import PATH_OPTIONS, SANDBOX_OPTIONS, Option, takes_options
 from agenttools.toolsets._spec import build_registry
 from agenttools.toolsets.editor.state import State
 from agenttools.toolsets.editor.texts import render_error
@@ -32,7 +33,8 @@ OPTIONS = (PATH_OPTIONS[0], PATH_OPTIONS[1],
                   help="seconds before a background task's group is killed (None: never)"),
            Option(name="max_tasks", kind="count", help="background tasks held at once"),
            Option(name="edit_extensions", kind="bool",
-                  help="add multi-edits, dry runs, a version check and tolerant matching to str_replace"))
+                  help="add multi-edits, dry runs, a version check and tolerant matching to str_replace"),
+           *SANDBOX_OPTIONS)
 """The options of ``build``, checked when the toolset is built (``deny_dirs`` is the contract's name for ``deny``)."""
 
 
@@ -47,6 +49,10 @@ def build(
     background_timeout: float | None = None,
     max_tasks: int = 10,
     edit_extensions: bool = False,
+    sandbox: str = "auto",
+    network: bool | None = None,
+    memory_limit: int | str | None = None,
+    max_processes: int | None = None,
 ) -> Registry:
     """Build the editor toolset; close the registry (or use it as a context manager) to end background tasks.
 
@@ -61,13 +67,20 @@ def build(
         edit_extensions: Give ``str_replace`` the edit family's features (``edits``, ``dry_run``,
             ``expected_version``, ``tolerant``) and end a viewed file with its version; off, the schemas are
             upstream's exactly.
+        sandbox: Where commands run: ``"auto"`` (bubblewrap where it runs, else unsandboxed with a
+            ``SandboxWarning``), ``"bwrap"`` (bubblewrap, else ConfigError) or ``"none"``. See docs/security.md.
+        network: Give sandboxed commands the host's network (default: none).
+        memory_limit: Memory the sandboxed commands may use together (bytes or ``"2GiB"``; default: half the RAM).
+        max_processes: Processes the sandbox may hold at once (default: 1024).
 
     Raises:
         ConfigError: ``root`` is missing, a directory does not exist, or an option is invalid.
     """
     assert root is not None  # noqa: S101 - takes_options requires it
     workspace = Workspace(root, allow_dirs=allow_dirs, deny=deny_dirs, max_file_size=max_file_size)
-    state = State(workspace=workspace, tasks=ProcessTable(max_processes=max_tasks, timeout=background_timeout),
-                  bash_timeout_ms=int(bash_timeout * 1000))
+    box = Sandbox(workspace, mode=sandbox, network=network, memory_limit=memory_limit,
+                  max_processes=max_processes)
+    state = State(workspace=workspace, bash_timeout_ms=int(bash_timeout * 1000),
+                  tasks=ProcessTable(max_processes=max_tasks, timeout=background_timeout, sandbox=box))
     return build_registry(EXTENDED_TOOLS if edit_extensions else TOOLS, state, render_error=render_error,
-                          on_close=[state.tasks.close])
+                          on_close=[state.tasks.close, box.close])

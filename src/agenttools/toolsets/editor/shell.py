@@ -75,7 +75,8 @@ def bash(state: State, args: dict[str, Any]) -> str:
         timeout_ms = state.bash_timeout_ms
     timeout_ms = min(timeout_ms, MAX_TIMEOUT_MS)
     result = shell.run_shell(_wrap(command, state.sentinel), cwd=cwd, timeout=timeout_ms / 1000,
-                             session=state.tasks.session, max_output=KEEP_BYTES, shell=SHELL)
+                             session=state.tasks.session, max_output=KEEP_BYTES, shell=SHELL,
+                             sandbox=state.tasks.sandbox)
     if result.error is not None:
         raise failure("BASH_START_FAILED", f"could not start command: {result.error}")
     scanned = _as_lines(result.stdout)

@@ -16,8 +16,9 @@ import weakref
 from collections.abc import Iterable
 
 from agenttools.registry import Registry
+from agenttools.sandbox import Sandbox
 from agenttools.shell import DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT, kill_session
-from agenttools.toolsets._options import PATH_OPTIONS, Option, takes_options
+from agenttools.toolsets._options import PATH_OPTIONS, SANDBOX_OPTIONS, Option, takes_options
 from agenttools.toolsets._spec import build_registry
 from agenttools.toolsets.gemini.state import MAX_READ_BYTES, State
 from agenttools.toolsets.gemini.texts import render_error
@@ -31,7 +32,8 @@ OPTIONS = (*PATH_OPTIONS,
            Option(name="shell_timeout", kind="seconds", nullable=True,
                   help="seconds before run_shell_command kills the command's process group (None: never)"),
            Option(name="max_output", kind="size", help="bytes of stdout and of stderr kept per command"),
-           Option(name="max_matches", kind="count", help="the most matching lines search_file_content returns"))
+           Option(name="max_matches", kind="count", help="the most matching lines search_file_content returns"),
+           *SANDBOX_OPTIONS)
 """The options of ``build``, checked when the toolset is built."""
 
 
@@ -45,6 +47,10 @@ def build(
     shell_timeout: float | None = DEFAULT_TIMEOUT,
     max_output: int = DEFAULT_MAX_OUTPUT,
     max_matches: int = 20_000,
+    sandbox: str = "auto",
+    network: bool | None = None,
+    memory_limit: int | str | None = None,
+    max_processes: int | None = None,
 ) -> Registry:
     """Build the gemini toolset.
 
@@ -57,14 +63,21 @@ def build(
         max_output: Bytes of stdout and of stderr kept per command (the middle is elided beyond it).
         max_matches: The most matching lines ``search_file_content`` returns; beyond it the search stops and a
             truncation note says so.
+        sandbox: Where commands run: ``"auto"`` (bubblewrap where it runs, else unsandboxed with a
+            ``SandboxWarning``), ``"bwrap"`` (bubblewrap, else ConfigError) or ``"none"``. See docs/security.md.
+        network: Give sandboxed commands the host's network (default: none).
+        memory_limit: Memory the sandboxed commands may use together (bytes or ``"2GiB"``; default: half the RAM).
+        max_processes: Processes the sandbox may hold at once (default: 1024).
 
     Raises:
         ConfigError: An option is unknown, missing (``root``) or invalid.
     """
     assert root is not None  # noqa: S101 - takes_options requires it
     workspace = Workspace(root, allow_dirs=allow_dirs, deny=deny, max_file_size=max_file_size)
+    box = Sandbox(workspace, mode=sandbox, network=network, memory_limit=memory_limit,
+                  max_processes=max_processes)
     state = State(workspace=workspace, shell_timeout=shell_timeout, max_output=max_output,
-                  max_matches=max_matches)
+                  max_matches=max_matches, sandbox=box)
     weakref.finalize(state, kill_session, state.session)  # background jobs, also when nobody closes the registry
-    return build_registry(TOOLS, state, render_error=render_error,
-                          on_close=[lambda: kill_session(state.session)])  # background jobs the commands left
+    return build_registry(TOOLS, state, render_error=render_error,  # background jobs the commands left
+                          on_close=[lambda: kill_session(state.session), box.close])

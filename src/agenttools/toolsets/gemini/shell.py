@@ -51,7 +51,7 @@ def run_shell_command(state: State, args: dict[str, Any]) -> ToolOutput | str:
     inner = command.strip()
     wrapped = f"{{ {inner if inner.endswith('&') else inner + ';'} }}; __code=$?; exit $__code;"
     result = shell.run_shell(wrapped, cwd=cwd, timeout=state.shell_timeout, max_output=state.max_output,
-                             session=state.session)
+                             session=state.session, sandbox=state.sandbox)
     error = result.error
     if result.timed_out:
         error = f"Command timed out after {num(state.shell_timeout)} seconds."

@@ -6,6 +6,7 @@ import os
 
 from agenttools.errors import OutsideWorkspaceError, PathError
 from agenttools.ignore import find_ignore_base
+from agenttools.sandbox import Sandbox
 from agenttools.shell import new_session
 from agenttools.toolsets.gemini.texts import invalid
 from agenttools.workspace import Workspace
@@ -24,11 +25,13 @@ RECENT_SECONDS = 24 * 60 * 60
 class State:
     """What the handlers share: the workspace and the shell's limits."""
 
-    __slots__ = ("__weakref__", "max_matches", "max_output", "session", "shell_timeout", "workspace")
+    __slots__ = ("__weakref__", "max_matches", "max_output", "sandbox", "session", "shell_timeout", "workspace")
 
     def __init__(self, *, workspace: Workspace, shell_timeout: float | None, max_output: int,
-                 max_matches: int = 20_000) -> None:
+                 max_matches: int = 20_000, sandbox: Sandbox | None = None) -> None:
         self.workspace = workspace
+        self.sandbox = sandbox
+        """Where run_shell_command runs (None: unsandboxed)."""
         self.shell_timeout = shell_timeout
         """Seconds before run_shell_command kills the command's process group (None: never)."""
         self.max_output = max_output

@@ -55,7 +55,7 @@ def shell(state: State, args: dict[str, Any]) -> ToolOutput:
         # drops the middle; a head of 4 * cap bytes (plus the marker's room) always holds the first cap
         # characters, so what is cut below is the start of the output, never the marker.
         done = run_shell(command, cwd=state.workspace.cwd, timeout=timeout_ms / 1000,
-                         max_output=8 * cap + 256, session=state.session)
+                         max_output=8 * cap + 256, session=state.session, sandbox=state.sandbox)
         stdout, stderr = _cap(done.stdout, done.stderr if done.error is None else done.stderr + done.error, cap)
         if done.timed_out:
             outcome: dict[str, Any] = {"type": "timeout"}

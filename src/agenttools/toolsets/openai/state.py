@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agenttools.sandbox import Sandbox
 from agenttools.shell import new_session
 from agenttools.workspace import Workspace
 
@@ -16,11 +17,13 @@ DEFAULT_MAX_OUTPUT_LENGTH = 1_000_000
 class State:
     """What the handlers share."""
 
-    __slots__ = ("__weakref__", "max_output_length", "session", "timeout_ms", "workspace")
+    __slots__ = ("__weakref__", "max_output_length", "sandbox", "session", "timeout_ms", "workspace")
 
     def __init__(self, *, workspace: Workspace, timeout_ms: int = DEFAULT_TIMEOUT_MS,
-                 max_output_length: int = DEFAULT_MAX_OUTPUT_LENGTH) -> None:
+                 max_output_length: int = DEFAULT_MAX_OUTPUT_LENGTH, sandbox: Sandbox | None = None) -> None:
         self.workspace = workspace
+        self.sandbox = sandbox
+        """Where the shell tool's commands run (None: unsandboxed)."""
         self.timeout_ms = timeout_ms
         """Milliseconds a shell command may run when the call does not say."""
         self.max_output_length = max_output_length
