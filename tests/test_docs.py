@@ -58,3 +58,13 @@ def test_readme_main_command_runs_on_this_repository():
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith('Found 1 match for pattern "^def toolset" in path "." (filter: "*.py"):\n---\n'
                                   "File: src/agenttools/toolsets/__init__.py\nL")
+
+
+def test_every_test_the_security_page_names_exists():
+    """docs/security.md names the test behind each sandbox guarantee: each one must be a test of the suite."""
+    named = set(re.findall(r"`(test_[a-z0-9_]+)`", (ROOT / "docs" / "security.md").read_text(encoding="utf-8")))
+    defined = set()
+    for path in (ROOT / "tests").rglob("test_*.py"):
+        defined.update(re.findall(r"^(?:async )?def (test_[a-z0-9_]+)\(", path.read_text(encoding="utf-8"), flags=re.M))
+    assert len(named) > 20
+    assert named <= defined, sorted(named - defined)

@@ -102,6 +102,8 @@ class _Process:
                  on_done: Callable[[Callable[[], None]], object] | None = None,
                  sandbox: Sandbox | None = None) -> None:
         self.id = pid_id
+        self.returncode: int | None = None
+        """The return code once it ended (as unsandboxed)."""
         self.sandbox = sandbox if sandbox is not None and sandbox.active else None
         """The sandbox it runs in (its process group's leader is bubblewrap), or None."""
         self.command = command
@@ -148,6 +150,10 @@ class _Process:
             self.proc.wait()
         for reader in self.readers:
             reader.join(timeout=0.2)  # children that keep the pipes open are not waited for
+        if self.sandbox is not None:  # it started (popen waited for that): the program's own status, as unsandboxed
+            self.returncode = self.sandbox.ended(self.proc)
+        else:
+            self.returncode = self.proc.returncode
         self.finished = time.time()
         if self.on_done is None:
             self.done.set()
@@ -164,9 +170,7 @@ class _Process:
         with self.lock:
             stdout, _ = self.out.text()
             stderr, _ = self.err.text()
-        code = self.proc.returncode if self.done.is_set() else None
-        if code is not None and self.sandbox is not None:
-            code = self.sandbox.returncode(code)
+        code = self.returncode if self.done.is_set() else None
         return ProcessStatus(
             id=self.id, command=self.command, cwd=self.cwd, pid=self.proc.pid, running=not self.done.is_set(),
             exit_code=code if code is not None and code >= 0 else None,

@@ -47,11 +47,13 @@ from agenttools.errors import ConfigError, SandboxError, SandboxWarning
 from agenttools.workspace import Workspace, parse_size
 
 if TYPE_CHECKING:
+    import fcntl
     import resource
     import select
     import shutil
     import tempfile
 else:  # needed once a command runs, not to build a toolset
+    fcntl = lazy_module("fcntl")
     resource = lazy_module("resource")
     select = lazy_module("select")
     shutil = lazy_module("shutil")
@@ -72,6 +74,15 @@ _MAX_SCANNED = 2_000_000
 """Entries the deny scan visits at most; a workspace with more cannot hide its denied paths, and fails to start."""
 _SKIP_SCAN = frozenset({"/proc", "/sys", "/dev"})
 """Never walked by the deny scan (a root of ``/``)."""
+_GIT_READ_ONLY = ("config", "config.worktree", "hooks", "info", "modules", "worktrees")
+"""Entries of a protected git directory bound read-only (``config``, ``hooks``, ``info``: an empty one if absent)."""
+_GIT_PLANTABLE = ("commondir", "config.worktree")
+"""Entries git reads whose mere presence redirects it (``commondir``: to another config and hooks); being absent they
+cannot be bound, so one a command creates is removed when the command ends (:meth:`Sandbox.ended`)."""
+_PROC_READ_ONLY = ("/proc/sys", "/proc/sysrq-trigger", "/proc/mtrr", "/proc/pressure", "/proc/fs", "/proc/acpi",
+                   "/proc/scsi", "/proc/driver", "/proc/asound")
+"""Kernel settings under ``/proc`` that root may write without any capability: read-only inside (bubblewrap leaves
+``/proc/sys`` writable when its directory's mode looks read-only)."""
 _CREDENTIALS = (".cargo/credentials", ".cargo/credentials.toml")
 """Files masked inside the tool directories re-exposed from a hidden home (tokens, not tools)."""
 _RUN_SOCKETS = ("/run/docker.sock", "/var/run/docker.sock", "/run/containerd/containerd.sock",
@@ -148,11 +159,33 @@ def _probe(bwrap: str) -> str | None:
     return None
 
 
-_STATUS: weakref.WeakKeyDictionary[subprocess.Popen[bytes], tuple[int, Any]] = (
-    weakref.WeakKeyDictionary())
-"""A sandboxed process -> the finalizer that closes the read end of bubblewrap's status pipe."""
-_STATUS_SEEN: weakref.WeakKeyDictionary[subprocess.Popen[bytes], bytes] = weakref.WeakKeyDictionary()
-"""What :meth:`Sandbox.popen` already read of a process's status."""
+class _Held:
+    """What a sandbox keeps of one process it started, until :meth:`Sandbox.ended`.
+
+    That is bubblewrap's status pipe (and what was read of it), and a pidfd for the program itself, which tells its
+    real exit status (Linux 6.15+).
+    """
+
+    __slots__ = ("pidfd", "seen", "status_fd")
+
+    def __init__(self, status_fd: int) -> None:
+        self.status_fd = status_fd
+        self.seen = b""
+        self.pidfd = -1
+
+    def close(self) -> None:
+        for fd in (self.status_fd, self.pidfd):
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self.status_fd = self.pidfd = -1
+
+
+_HELD: weakref.WeakKeyDictionary[subprocess.Popen[bytes], _Held] = weakref.WeakKeyDictionary()
+"""A sandboxed process -> what its sandbox keeps of it (closed by ``ended``, or when the process is collected)."""
+_PIDFD_GET_INFO = 0xC040FF0B
+"""``ioctl(pidfd, PIDFD_GET_INFO, struct pidfd_info)``: _IOWR(0xFF, 11, 64 bytes)."""
+_PIDFD_INFO_EXIT = 8
 _CHILD_PID = re.compile(rb'"child-pid":\s*(\d+)')
 
 
@@ -175,9 +208,9 @@ def _reason(proc: subprocess.Popen[bytes]) -> str:
         if stream is not None:
             with contextlib.suppress(OSError):
                 stream.close()
-    held = _STATUS.pop(proc, None)
+    held = _HELD.pop(proc, None)
     if held is not None:
-        held[1]()
+        held.close()
     return _bwrap_message(why) or f"exit status {proc.returncode}"
 
 
@@ -185,6 +218,40 @@ def _bwrap_message(stderr: str) -> str:
     """The reason bubblewrap gave on stderr: its last line, without ``bwrap: ``."""
     lines = [line for line in stderr.splitlines() if line.strip()]
     return lines[-1].removeprefix("bwrap: ") if lines else ""
+
+
+def _program_pidfd(first: int) -> int:
+    """A pidfd for the program the sandbox's first process (bubblewrap's reaper) forks, or -1 if it cannot be had."""
+    deadline = time.monotonic() + 1.0
+    path = f"/proc/{first}/task/{first}/children"
+    while time.monotonic() < deadline:
+        try:
+            with open(path) as handle:
+                children = handle.read().split()
+        except OSError:
+            return -1  # the sandbox is gone already
+        if children:
+            try:
+                return os.pidfd_open(int(children[0]))
+            except OSError:
+                return -1
+        time.sleep(0.0002)
+    return -1
+
+
+def _exit_status(pidfd: int) -> int | None:
+    """The wait status the kernel kept for an ended process's pidfd (``PIDFD_INFO_EXIT``, Linux 6.15+), or None."""
+    if pidfd < 0:
+        return None
+    info = bytearray(64)
+    info[:8] = _PIDFD_INFO_EXIT.to_bytes(8, sys.byteorder)
+    try:
+        fcntl.ioctl(pidfd, _PIDFD_GET_INFO, info)
+    except OSError:
+        return None
+    if not int.from_bytes(info[:8], sys.byteorder) & _PIDFD_INFO_EXIT:
+        return None
+    return int.from_bytes(info[60:64], sys.byteorder, signed=True)
 
 
 def is_namespace_init(pid: int) -> bool:
@@ -340,16 +407,19 @@ class _Cgroups:
         self.controllers = []
 
 
-def _reap_stale(base: str) -> None:
-    """Remove the empty cgroups that processes gone without closing their sandboxes (killed, say) left in ``base``."""
+def _reap_stale(base: str, prefix: str = "agenttools-", remove: Any = os.rmdir) -> None:
+    """Remove what processes gone without closing their sandboxes (killed, say) left in ``base``.
+
+    That is the entries named ``<prefix><pid>-<random>`` whose pid no longer runs: cgroups (removed only when empty:
+    something of them still runs otherwise) or private directories.
+    """
     with contextlib.suppress(OSError):
         for entry in os.listdir(base):
-            parts = entry.split("-")
-            stale = len(parts) == 3 and parts[0] == "agenttools" and parts[1].isdigit() and not os.path.exists(
-                f"/proc/{parts[1]}")
-            if stale:
-                with contextlib.suppress(OSError):  # not empty: something of it still runs
-                    os.rmdir(os.path.join(base, entry))
+            pid, _, rest = entry.removeprefix(prefix).partition("-")
+            if entry.startswith(prefix) and pid.isdigit() and rest and not os.path.exists(f"/proc/{pid}"):
+                with contextlib.suppress(OSError):
+                    if os.lstat(os.path.join(base, entry)).st_uid == os.geteuid():  # never another user's
+                        remove(os.path.join(base, entry))
 
 
 class _DenyScan:
@@ -535,6 +605,8 @@ class Sandbox:
         self.workspace = workspace
         roots = writable if writable is not None else (workspace.roots if workspace is not None else ())
         self._roots = sorted({os.path.realpath(os.fspath(r)) for r in roots}, key=len)
+        named = workspace.named_roots if workspace is not None and writable is None else ()
+        self._named = [(path, os.path.realpath(path)) for path in named if os.path.realpath(path) != path]
         environment = os.environ if env is None else env
         self._homes = _homes(environment)
         self._exposed = _exposed(environment, self._homes)
@@ -545,6 +617,7 @@ class Sandbox:
         self._lock = threading.Lock()
         self._private: list[str] = []
         self._cgroups: list[_Cgroups] = []
+        self._plantable: set[str] = set()
         self._closed = False
         self._warned = False
         self._finalizer = weakref.finalize(self, _cleanup, self._private, self._cgroups)
@@ -616,7 +689,8 @@ class Sandbox:
             if self._closed:
                 raise SandboxError("the sandbox is closed")
             if not self._private:
-                private = tempfile.mkdtemp(prefix="agenttools-sandbox-")
+                _reap_stale(tempfile.gettempdir(), "agenttools-sandbox-", remove=_remove_tree)
+                private = tempfile.mkdtemp(prefix=f"agenttools-sandbox-{os.getpid()}-")
                 os.mkdir(os.path.join(private, "home"), 0o700)
                 os.mkdir(os.path.join(private, "tmp"), 0o700)
                 os.chmod(os.path.join(private, "tmp"), 0o1777)  # noqa: S103 - a /tmp, sticky
@@ -649,11 +723,14 @@ class Sandbox:
         """
         assert self._bwrap is not None  # noqa: S101 - only called when active
         private = self._prepare()
-        args: list[str] = [self._bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-                           "--tmpfs", "/dev/shm"]
+        args: list[str] = [self._bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]  # /dev/shm: new
+        for path in _PROC_READ_ONLY:
+            args += ["--ro-bind-try", path, path]
+        hidden = ["/tmp", *self._homes, *([] if self.network else ["/run"])]
+        covered = [root for root in self._roots if any(_inside(root, area) for area in hidden)]
         for root in self._roots:
-            args += ["--bind", root, root]
-        hidden = ["/tmp", *self._homes]
+            if root not in covered:  # the others are bound once the private directories are in place
+                args += ["--bind", root, root]
         args += ["--bind", os.path.join(private, "tmp"), "/tmp"]
         for home in self._homes:
             args += ["--bind", os.path.join(private, "home"), home]
@@ -661,13 +738,12 @@ class Sandbox:
         if self.network:
             if os.path.isdir("/run/user"):
                 args += ["--tmpfs", "/run/user"]
-                hidden.append("/run/user")
+                covered += [root for root in self._roots if _inside(root, "/run/user") and root not in covered]
             for socket_path in _RUN_SOCKETS:
                 if os.path.exists(socket_path) and not os.path.isdir(socket_path):
                     args += ["--ro-bind", masked_file, socket_path]
         elif os.path.isdir("/run") and not os.path.islink("/run"):
             args += ["--tmpfs", "/run"]
-            hidden.append("/run")
             if os.path.isdir("/var/run") and not os.path.islink("/var/run"):
                 args += ["--tmpfs", "/var/run"]
         for path in self._exposed:
@@ -678,22 +754,26 @@ class Sandbox:
                         target = os.path.join(home, secret)
                         if _inside(target, path) and os.path.isfile(target):
                             args += ["--ro-bind", masked_file, target]
-        for root in self._roots:  # the workspace again where a private directory covered it
-            if any(_inside(root, area) for area in hidden):
-                args += ["--bind", root, root]
+        for root in covered:  # the workspace where a private directory would cover it
+            args += ["--bind", root, root]
+        for named, real in self._named:  # a root named through a symlink a private directory hides: the link again
+            if any(_inside(named, area) for area in hidden):
+                args += ["--symlink", real, named]
         starts = [*([str(self.workspace.root)] if self.workspace is not None else []), *self._roots]
         git_dirs, pointers = _git_dirs(self._roots, starts)
         for directory in git_dirs:
             args += ["--bind", directory, directory]  # a mount point: .git cannot be renamed or removed
-            for name in ("config", "hooks", "info"):
+            for name in _GIT_READ_ONLY:
                 path = os.path.join(directory, name)
-                if os.path.isdir(path) and not os.path.islink(path):
+                if os.path.exists(path):
                     args += ["--ro-bind", path, path]
                 elif name == "config":
-                    args += ["--ro-bind", path if os.path.isfile(path) else os.path.join(private, "empty-file"),
-                             path]
-                else:
+                    args += ["--ro-bind", os.path.join(private, "empty-file"), path]
+                elif name in ("hooks", "info"):
                     args += ["--ro-bind", os.path.join(private, "empty"), path]
+            with self._lock:
+                self._plantable.update(os.path.join(directory, name) for name in _GIT_PLANTABLE
+                                       if not os.path.lexists(os.path.join(directory, name)))
         for pointer in pointers:
             args += ["--ro-bind", pointer, pointer]
         if self._deny is not None:
@@ -719,7 +799,7 @@ class Sandbox:
 
         The process group's leader (``proc.pid``) is bubblewrap; signal the group to reach the program. A sandbox
         that fails to set up after this returns ends like a program that printed ``bwrap: ...`` and exited 1: ask
-        :meth:`failed` once the process ended. ``wait_ready`` returns only once the program runs (a shell writes a
+        :meth:`ended` once the process ended. ``wait_ready`` returns only once the program runs (a shell writes a
         byte just before it starts; about 2 ms more), and raises instead when the sandbox failed.
 
         Raises:
@@ -747,9 +827,10 @@ class Sandbox:
             raise
         for fd in theirs:
             os.close(fd)
-        _STATUS[proc] = status_r, weakref.finalize(proc, os.close, status_r)
+        held = _HELD[proc] = _Held(status_r)
+        weakref.finalize(proc, held.close)
         try:
-            problem = self._unblock(proc, status_r, block_w)
+            problem = self._unblock(held, block_w)
             if problem is None and wait_ready:
                 ready, _, _ = select.select([ready_r], [], [], _START_TIMEOUT)
                 if not (ready and os.read(ready_r, 1) == b"x"):
@@ -764,47 +845,74 @@ class Sandbox:
         printed = _reason(proc)  # also closes the process's pipes
         raise SandboxError(f"the sandbox could not start: {problem or printed}")
 
-    def _unblock(self, proc: subprocess.Popen[bytes], status_r: int, block_w: int) -> str | None:
-        """Read bubblewrap's first process from its status, confine it and let it go on; why not, if it failed."""
+    def _unblock(self, held: _Held, block_w: int) -> str | None:
+        """Read bubblewrap's first process from its status, confine it and let it go on; why not, if it failed.
+
+        Then take a pidfd for the program its first process starts, for the program's real exit status.
+        """
         data = b""
         deadline = time.monotonic() + _START_TIMEOUT
         while b"}" not in data:
-            ready, _, _ = select.select([status_r], [], [], max(0.0, deadline - time.monotonic()))
-            chunk = os.read(status_r, 4096) if ready else b""
+            ready, _, _ = select.select([held.status_fd], [], [], max(0.0, deadline - time.monotonic()))
+            chunk = os.read(held.status_fd, 4096) if ready else b""
             if not chunk:
                 return "" if ready else "it did not start"
             data += chunk
-        _STATUS_SEEN[proc] = data
+        held.seen = data
         match = _CHILD_PID.search(data)
         if match is None:  # pragma: no cover - bwrap's documented status format
             return f"unexpected status from bubblewrap: {data[:200]!r}"
+        first = int(match.group(1))
         try:
-            self._confine(int(match.group(1)))
+            self._confine(first)
         except ProcessLookupError:
             return ""  # it failed before it waited for us: bubblewrap said why on stderr
         except OSError as exc:
             return f"cannot limit it: {exc}"
         os.write(block_w, b"x")
+        held.pidfd = _program_pidfd(first)
         return None
 
-    def failed(self, proc: subprocess.Popen[bytes]) -> bool:
-        """Whether a process :meth:`popen` started (and that has ended) never ran its program: the sandbox failed.
+    def tidy(self) -> None:
+        """Undo what the sandbox cannot prevent: a ``commondir`` (or ``config.worktree``) a command created.
 
-        Its stderr then holds bubblewrap's message (``bwrap: ...``); :meth:`failure` words it. Call it once.
+        In a protected git directory, either would send the host's git to a config and hooks of the command's making.
         """
-        held = _STATUS.pop(proc, None)
-        if held is None or not held[1].alive:
-            return False
-        status_r, finalizer = held
-        data = _STATUS_SEEN.pop(proc, b"")
+        with self._lock:
+            planted = [path for path in self._plantable if os.path.lexists(path)]
+        for path in planted:
+            with contextlib.suppress(OSError):
+                if os.path.isdir(path) and not os.path.islink(path):
+                    _remove_tree(path)
+                else:
+                    os.unlink(path)
+
+    def ended(self, proc: subprocess.Popen[bytes]) -> int | None:
+        """Call once a process :meth:`popen` started has ended: its return code as it would be unsandboxed.
+
+        None when the sandbox failed before the program ran: its stderr then holds bubblewrap's message
+        (``bwrap: ...``), which :meth:`failure` words. Also runs :meth:`tidy` and frees what was kept of the
+        process. The code is the program's own wait status where the kernel keeps it for a pidfd (Linux 6.15+);
+        elsewhere bubblewrap's, whose 128+N is read as signal N (see :meth:`returncode`).
+        """
+        self.tidy()
+        code = proc.returncode if proc.returncode is not None else proc.wait()
+        held = _HELD.pop(proc, None)
+        if held is None:
+            return self.returncode(code)
         try:
-            os.set_blocking(status_r, False)
-            with contextlib.suppress(BlockingIOError):
-                while chunk := os.read(status_r, 4096):
-                    data += chunk
+            data = held.seen
+            if held.status_fd >= 0:
+                os.set_blocking(held.status_fd, False)
+                with contextlib.suppress(BlockingIOError):
+                    while chunk := os.read(held.status_fd, 4096):
+                        data += chunk
+            if b'"exit-code"' not in data and code >= 0:  # not killed, yet no program's end reported: none ran
+                return None
+            status = _exit_status(held.pidfd)
         finally:
-            finalizer()
-        return b'"exit-code"' not in data
+            held.close()
+        return os.waitstatus_to_exitcode(status) if status is not None else self.returncode(code)
 
     @staticmethod
     def failure(stderr: str) -> str:
@@ -812,7 +920,11 @@ class Sandbox:
         return "the sandbox could not start: " + (_bwrap_message(stderr) or "unknown error")
 
     def returncode(self, code: int) -> int:
-        """A process's return code as if it had run unsandboxed: bubblewrap's 128+N becomes -N (signal N)."""
+        """Turn bubblewrap's exit code into a return code: 128+N becomes -N (signal N), as its program's would.
+
+        A guess :meth:`ended` makes only where the kernel keeps no exit status for a pidfd: a program that exits
+        with 130 reads as killed by SIGINT.
+        """
         if not self.active:
             return code
         if 128 < code <= 128 + 64:
@@ -827,6 +939,7 @@ class Sandbox:
         with self._lock:
             self._closed = True
         self._finalizer()
+        self.tidy()
 
 
 def _half_memory() -> int | None:

@@ -398,18 +398,19 @@ def run_command(
             background = [pid for pid in _group_members(proc.pid)
                           if pid != proc.pid and not (sandboxed and is_namespace_init(pid))]
         try:
-            code = proc.wait(timeout=_GIVE_UP_AFTER_KILL)
+            code: int | None = proc.wait(timeout=_GIVE_UP_AFTER_KILL)
         except subprocess.TimeoutExpired:
             code = -signal.SIGKILL
-        if sandbox is not None:
-            code = sandbox.returncode(code)
+        if sandbox is not None and proc.returncode is not None:
+            code = sandbox.ended(proc)  # the program's own status; None: the sandbox failed, it never ran
     finally:
         for stream in (proc.stdout, proc.stderr):
             if stream is not None:
                 stream.close()
     stdout, stdout_cut = out.text()
     stderr, stderr_cut = err.text()
-    if sandbox is not None and sandbox.failed(proc):  # bubblewrap printed why and the command never ran
+    if code is None:
+        assert sandbox is not None  # noqa: S101 - only ended() says None
         return ShellResult(command=command, cwd=where, stdout="", stderr="", exit_code=None, signal=None, pgid=None,
                            error=sandbox.failure(stderr), duration=time.monotonic() - started)
     return ShellResult(

@@ -104,7 +104,7 @@ class Workspace:
         ConfigError: A directory does not exist, a deny pattern is malformed, or a size is invalid.
     """
 
-    __slots__ = ("_cwd", "_deny", "_root", "_roots", "max_file_size")
+    __slots__ = ("_cwd", "_deny", "_named", "_root", "_roots", "max_file_size")
 
     def __init__(
         self,
@@ -116,7 +116,9 @@ class Workspace:
         max_file_size: int | str = DEFAULT_MAX_FILE_SIZE,
     ) -> None:
         root_real = _real_dir(root, "root")
-        dirs = [root_real] if allow_dirs is None else [_real_dir(d, "allowed directory") for d in allow_dirs]
+        allowed = None if allow_dirs is None else list(allow_dirs)
+        dirs = [root_real] if allowed is None else [_real_dir(d, "allowed directory") for d in allowed]
+        self._named = tuple(dict.fromkeys(os.path.abspath(os.fspath(d)) for d in [root, *(allowed or [])]))
         if not dirs:
             raise ConfigError("allow_dirs must name at least one directory")
         self._root = root_real
@@ -150,6 +152,11 @@ class Workspace:
     def roots(self) -> tuple[Path, ...]:
         """Every allowed directory (real paths)."""
         return tuple(Path(r) for r in self._roots)
+
+    @property
+    def named_roots(self) -> tuple[str, ...]:
+        """``root`` and the allowed directories as they were named (absolute, symlinks not resolved)."""
+        return self._named
 
     @property
     def deny(self) -> tuple[str, ...]:

@@ -206,7 +206,7 @@ def test_auto_probes_on_the_first_command_and_warns_once_if_the_probe_fails(tmp_
         second = reg.call("shell", {"commands": ["echo two"]})
     assert '"stdout": "one\\n"' in first.text and '"stdout": "two\\n"' in second.text
     expected = f"{fake} cannot make a sandbox here: No permissions to create new namespace"
-    assert sandbox_module._PROBES == {str(fake): expected}
+    assert {str(fake): expected} == sandbox_module._PROBES
     reg.close()
 
 

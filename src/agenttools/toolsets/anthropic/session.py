@@ -118,6 +118,7 @@ class BashSession:
     def __init__(self, cwd: str, *, max_output: int, sandbox: Sandbox | None = None) -> None:
         self.marker = new_session()
         self._sandbox = sandbox if sandbox is not None and sandbox.active else None
+        self._code: int | None = None
         self.sentinel = b""
         """What ends the command running now (a fresh one for each command)."""
         self._lock = threading.RLock()
@@ -146,7 +147,16 @@ class BashSession:
     def returncode(self) -> int | None:
         """The exit status of bash once it is gone (negative: the signal that killed it), else None."""
         code = self._process.poll()
-        return code if code is None or self._sandbox is None else self._sandbox.returncode(code)
+        return code if code is None else self._ended()
+
+    def _ended(self) -> int:
+        """The return code of bash once it is gone (as unsandboxed: see :meth:`Sandbox.ended`), asked for once."""
+        if self._code is None:
+            code: int | None = self._process.wait()
+            if self._sandbox is not None:
+                code = self._sandbox.ended(self._process)
+            self._code = -9 if code is None else code  # None: never, popen waited until bash ran
+        return self._code
 
     @property
     def timed_out(self) -> bool:
@@ -248,11 +258,10 @@ class BashSession:
 
     def _exited(self) -> Finished:
         try:
-            code = self._process.wait(timeout=1)
+            self._process.wait(timeout=1)
+            code = self._ended()
         except subprocess.TimeoutExpired:  # pragma: no cover - bash closed its pipes but lives on
             code = -9
-        if self._sandbox is not None:
-            code = self._sandbox.returncode(code)
         self._kill()  # the jobs bash left behind: the session can only be restarted
         self._out.take()
         self._err.take()
@@ -271,6 +280,8 @@ class BashSession:
         self._kill()
         with contextlib.suppress(subprocess.TimeoutExpired):
             self._process.wait(timeout=5)
+        if self._process.returncode is not None:
+            self._ended()  # frees what the sandbox kept of bash, and tidies
         if not self._lock.acquire(timeout=5):  # pragma: no cover - the running command returns once bash is dead
             return
         try:
