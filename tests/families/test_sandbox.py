@@ -45,14 +45,23 @@ def test_a_masked_path_appearing_later_is_masked_from_the_next_command_on(tmp_pa
     assert (tmp_path / "sub" / ".env").read_text() == "TOKEN=s3cret"
 
 
-def test_a_denied_directory_and_a_denied_symlink_show_nothing(tmp_path):
+def test_a_denied_directory_shows_nothing_and_a_denied_symlink_masks_no_target(tmp_path):
+    """A denied symlink's target is as readable as the file tools make it: by its own path, which is not denied.
+
+    Masking targets would let a model mask anything (``.env -> /bin/sh`` would stop every later command).
+    """
     (tmp_path / "secrets").mkdir()
     (tmp_path / "secrets" / "key").write_text("KEY-123")
     (tmp_path / "real.txt").write_text("TARGET-456")
     (tmp_path / "link.pem").symlink_to(tmp_path / "real.txt")
+    (tmp_path / "shell.pem").symlink_to("/bin/sh")
     with Sandbox(Workspace(tmp_path, deny=["secrets", "*.pem"]), mode="bwrap") as box:
-        done = run_shell("ls secrets; cat secrets/key; cat link.pem; cat real.txt", cwd=tmp_path, sandbox=box)
-    assert "KEY-123" not in done.stdout and "TARGET-456" not in done.stdout
+        done = run_shell("ls secrets; cat secrets/key; cat real.txt; /bin/sh -c 'echo sh runs'", cwd=tmp_path,
+                         sandbox=box)
+    assert "KEY-123" not in done.stdout and "Permission denied" in done.stderr
+    assert done.stdout == "TARGET-456sh runs\n"
+    with agenttools.toolset("gemini", root=str(tmp_path), deny=["*.pem"], sandbox="none") as reg:
+        assert reg.call("read_file", {"absolute_path": str(tmp_path / "real.txt")}).text == "TARGET-456"
 
 
 def test_the_process_family_runs_in_the_sandbox_and_reports_the_real_status(box, tmp_path):
@@ -176,7 +185,7 @@ def test_returncode_turns_128_plus_n_back_into_a_signal(box):
 
 
 def test_auto_warns_and_falls_back_when_bubblewrap_is_missing(tmp_path, monkeypatch):
-    monkeypatch.setattr(sandbox_module, "find_bwrap", list)
+    monkeypatch.setattr(sandbox_module, "find_bwrap", lambda avoid=(): [])
     with pytest.warns(SandboxWarning, match="bubblewrap \\(bwrap\\) is not installed"), \
             agenttools.toolset("gemini", root=str(tmp_path)) as reg:
         pass
@@ -194,16 +203,26 @@ def test_auto_warns_and_falls_back_when_bubblewrap_is_missing(tmp_path, monkeypa
 
 def test_auto_probes_on_the_first_command_and_warns_once_if_the_probe_fails(tmp_path, monkeypatch):
     fake = tmp_path / "bwrap"
-    fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
+    runs = tmp_path / "runs"
+    fake.write_text(f"#!/bin/sh\necho run >> {runs}\necho 'bwrap: No permissions to create new namespace' >&2\n"
+                    "exit 1\n")
     fake.chmod(0o755)
-    monkeypatch.setattr(sandbox_module, "find_bwrap", lambda: [str(fake)])
+    (tmp_path / "a.txt").write_text("a\n")
+    monkeypatch.setattr(sandbox_module, "find_bwrap", lambda avoid=(): [str(fake)])
     monkeypatch.setattr(sandbox_module, "_PROBES", {})
     reg = agenttools.toolset("openai", root=str(tmp_path))  # no process yet: building warns of nothing
+    gemini = agenttools.toolset("gemini", root=str(tmp_path))
+    assert gemini.call("read_file", {"absolute_path": str(tmp_path / "a.txt")}).text == "a\n"
+    assert not runs.exists()  # building toolsets and using their file tools starts no sandbox, not even the probe
     with pytest.warns(SandboxWarning, match="No permissions to create new namespace"):
         first = reg.call("shell", {"commands": ["echo one"]})
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         second = reg.call("shell", {"commands": ["echo two"]})
+    with pytest.warns(SandboxWarning):  # each toolset warns once; the probe is not run again
+        gemini.call("run_shell_command", {"command": "true"})
+    gemini.close()
+    assert runs.read_text() == "run\n"
     assert '"stdout": "one\\n"' in first.text and '"stdout": "two\\n"' in second.text
     expected = f"{fake} cannot make a sandbox here: No permissions to create new namespace"
     assert {str(fake): expected} == sandbox_module._PROBES

