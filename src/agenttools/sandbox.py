@@ -10,8 +10,9 @@ agenttools on Linux, or a ``bwrap`` on ``PATH``). Each program starts in a fresh
   directory kept for the sandbox's life and removed by :meth:`Sandbox.close`; the Python running agenttools and the
   ``PATH`` directories those hide (a virtualenv in ``/tmp``, ``~/.pyenv``, ``~/.cargo``) stay visible, read-only;
 - paths the workspace's ``deny`` globs match are masked (an empty file, or an empty read-only directory);
-- in the workspace's git repository, ``.git/config``, ``.git/hooks`` and ``.git/info`` are read-only and ``.git``
-  cannot be renamed away, while the rest of ``.git`` stays writable (``git add`` and ``git commit`` work);
+- in the workspace's git repository, ``.git/config``, ``.git/hooks`` and ``.git/info`` (and what the config pulls
+  in from the workspace) are read-only and ``.git`` cannot be renamed away, while the rest of ``.git`` stays
+  writable (``git add`` and ``git commit`` work); a ``commondir`` a command plants is removed (:meth:`Sandbox.tidy`);
 - there is no network (only a private loopback), and ``/run`` is an empty directory, unless ``network=True``;
 - the program has its own PID namespace, no capabilities and no new privileges (setuid does nothing), and cannot
   make user namespaces of its own;
@@ -19,8 +20,10 @@ agenttools on Linux, or a ``bwrap`` on ``PATH``). Each program starts in a fresh
   else ``RLIMIT_NPROC`` and ``RLIMIT_AS`` per process, which do not bind root: see docs/security.md).
 
 Commands see the environment they are given (``HOME`` keeps its value; it names the private directory). What a
-command prints and its exit status are the same as unsandboxed, but for one thing bubblewrap cannot tell apart: a
-program killed by signal N and one that exits with status 128+N both come back as "killed by signal N".
+command prints and its exit status are the same as unsandboxed: the status is the program's own, read through a
+pidfd (Linux 6.15+), as bubblewrap reports a program killed by signal N as exit 128+N. A watchdog process cleans up
+after an agent that dies without closing its sandbox; while a sandbox starts, the toolset's other sandboxed
+processes are frozen, so none can move a denied file between the scan of the workspace and the mounts.
 
 Whether bubblewrap can run here is probed once per process (one real ``bwrap`` run, cached). ``mode="auto"`` checks
 cheaply when the sandbox is made (a warning then if it surely cannot run), probes when the first command starts,
@@ -1085,6 +1088,23 @@ class Sandbox:
                 self._watchdog.append(_watchdog([*dict.fromkeys(groups.dirs)], private))
             return self._private[0]
 
+    def _environment(self, env: Mapping[str, str] | None) -> dict[str, str]:
+        """``env`` (default: this process's) less what points into the hidden home or ``/tmp``.
+
+        A variable whose value is one absolute path there (``SSH_AUTH_SOCK``, ``GNUPGHOME``, ``KUBECONFIG``) names
+        what the sandbox hides; ``HOME`` stays (it names the private home), and so do paths kept visible (the
+        workspace, the Python and tool directories).
+        """
+        hidden = ["/tmp", *self._homes]
+        kept = [*self._roots, *self._exposed]
+        result = {}
+        for name, value in (os.environ if env is None else env).items():
+            if name != "HOME" and value.startswith("/") and os.pathsep not in value and any(
+                    _inside(value, area) for area in hidden) and not any(_inside(value, keep) for keep in kept):
+                continue
+            result[name] = value
+        return result
+
     def _confine(self, pid: int, *, freezable: bool) -> None:
         """Put the sandbox's first process (not yet running the command) under the limits: cgroups, else rlimits.
 
@@ -1261,7 +1281,8 @@ class Sandbox:
             command, guard = self._command(argv, cwd=cwd, status_fd=status_w, block_fd=block_r,
                                            ready_fd=ready_w if wait_ready else None)
             theirs += _long_arguments(command)
-            proc = subprocess.Popen(command, cwd="/", env=env, stdin=stdin, stdout=stdout, stderr=stderr,
+            proc = subprocess.Popen(command, cwd="/", env=self._environment(env), stdin=stdin, stdout=stdout,
+                                    stderr=stderr,
                                     start_new_session=True, pass_fds=tuple(theirs))
         except BaseException:
             if frozen:
@@ -1438,22 +1459,24 @@ _PREFIX_SHELL = ("/bin/bash", "--posix") if os.path.exists("/bin/bash") else ("/
 
 
 def _exposed(env: Mapping[str, str], homes: Sequence[str]) -> list[str]:
-    """Directories a private home or ``/tmp`` would hide that commands need: the running Python and ``PATH``.
+    """Directories a private home or ``/tmp`` would hide that commands need, kept visible (read-only).
 
-    For a ``PATH`` entry in a home, the whole tool directory it belongs to (``~/.pyenv`` for ``~/.pyenv/shims``)
-    is kept, except under ``~/.local`` and ``~/.config``, where only the entry itself is.
+    The running Python's prefixes and ``PATH``: for one in a home, the whole tool directory it belongs to
+    (``~/.pyenv`` for ``~/.pyenv/shims``), except under ``~/.local`` and ``~/.config``, where only the entry itself
+    is. And the Python's import path (an editable install's sources), each entry itself only.
     """
-    wanted = [sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(sys.executable)]
-    wanted += [entry for entry in env.get("PATH", "").split(os.pathsep) if os.path.isabs(entry)]
+    wide = [sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(sys.executable)]
+    wide += [entry for entry in env.get("PATH", "").split(os.pathsep) if os.path.isabs(entry)]
+    narrow = [entry for entry in sys.path if entry and os.path.isabs(entry)]
     found: list[str] = []
-    for entry in wanted:
+    for entry, widen in [*((e, True) for e in wide), *((e, False) for e in narrow)]:
         real = os.path.realpath(entry)
         if not os.path.isdir(real):
             continue
         home = next((h for h in homes if _inside(real, h) and real != h), None)
         if home is not None:
             top = os.path.join(home, os.path.relpath(real, home).split(os.sep)[0])
-            found.append(real if os.path.basename(top) in (".local", ".config") else top)
+            found.append(top if widen and os.path.basename(top) not in (".local", ".config") else real)
         elif _inside(real, "/tmp") and real != "/tmp":
             found.append(real)
     unique = sorted(dict.fromkeys(found), key=len)

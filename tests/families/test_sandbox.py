@@ -255,3 +255,21 @@ def test_the_cli_shows_and_passes_the_sandbox_options(tmp_path):
                            "--sandbox", "none", "--network", "shell", '{"commands": ["true"]}'],
                           capture_output=True, text=True, check=False)
     assert done.returncode == 2 and "option 'network' applies only to sandboxed commands" in done.stderr
+
+
+def test_variables_that_point_into_the_hidden_home_or_tmp_are_left_out(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    (home / ".pyenv" / "bin").mkdir(parents=True)
+    root = tmp_path / "root"
+    root.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    env = {**os.environ, "HOME": str(home), "SSH_AUTH_SOCK": "/tmp/ssh-XXXX/agent.1", "GNUPGHOME": f"{home}/.gnupg",
+           "PYENV_ROOT": f"{home}/.pyenv", "PATH": f"{home}/.pyenv/bin{os.pathsep}{os.environ['PATH']}",
+           "PROJECT": str(root), "GREETING": "/tmp is private"}
+    with Sandbox(Workspace(root), mode="bwrap", env=env) as box:
+        done = run_shell("env", cwd=root, sandbox=box, env=env)
+    seen = dict(line.split("=", 1) for line in done.stdout.splitlines() if "=" in line)
+    assert "SSH_AUTH_SOCK" not in seen and "GNUPGHOME" not in seen
+    assert seen["HOME"] == str(home) and seen["PYENV_ROOT"] == f"{home}/.pyenv"  # the home itself, a kept tool dir
+    assert seen["PROJECT"] == str(root) and seen["GREETING"] == "/tmp is private"
+    assert seen["PATH"].startswith(f"{home}/.pyenv/bin")

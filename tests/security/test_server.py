@@ -100,7 +100,9 @@ def test_a_saturated_session_does_not_delay_another(http_url, root):
             return elapsed
 
     elapsed = asyncio.run(asyncio.wait_for(main(), 120))
-    assert elapsed < 1.0, f"session B waited {elapsed:.2f} s behind session A's calls"
+    # behind A's calls B would wait their 20 s; a bound far below that, not a speed goal (each sandbox start on a
+    # loaded 2-core machine takes its share of it)
+    assert elapsed < 5.0, f"session B waited {elapsed:.2f} s behind session A's calls"
 
 
 # --- item 5: a cancelled request kills its command --------------------------------------------------------------
