@@ -45,7 +45,7 @@ import threading
 import time
 import warnings
 import weakref
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import IO, TYPE_CHECKING, Any, Literal
 
 from agenttools._lazy import lazy_module
@@ -303,12 +303,13 @@ def _long_arguments(command: list[str]) -> list[int]:
     return [fd]
 
 
-def _program_pidfd(first: int) -> int:
-    """A pidfd for the program the sandbox's first process (bubblewrap's reaper) forks, or -1 if it cannot be had.
+def _program_pidfd(first: int) -> tuple[bool, int]:
+    """(whether the program the sandbox's first process forks was seen, a pidfd for it or -1).
 
-    -1 too when the program ended before it was seen (its status then comes from bubblewrap).
+    The program is held (a shell waiting for a line) until this returns, so it cannot end unseen; without the hold
+    (a caller's own stdin) one that ends at once can be missed, and its status then comes from bubblewrap.
     """
-    deadline = time.monotonic() + 1.0
+    deadline = time.monotonic() + _START_TIMEOUT
     children_path = f"/proc/{first}/task/{first}/children"
     while time.monotonic() < deadline:
         try:
@@ -317,16 +318,16 @@ def _program_pidfd(first: int) -> int:
             if not children:
                 with open(f"/proc/{first}/stat", "rb") as handle:
                     if handle.read().rsplit(b")", 1)[1].split()[0] in (b"Z", b"X"):
-                        return -1  # the reaper is done: the program came and went
+                        return False, -1  # the reaper is done: no program, or it came and went
         except (OSError, IndexError):
-            return -1  # the sandbox is gone already
+            return False, -1  # the sandbox is gone already
         if children:
             try:
-                return os.pidfd_open(int(children[0]))
+                return True, os.pidfd_open(int(children[0]))
             except OSError:
-                return -1
+                return True, -1
         time.sleep(0.0003)
-    return -1
+    return False, -1
 
 
 def _exit_status(pidfd: int) -> int | None:
@@ -1116,22 +1117,24 @@ class Sandbox:
         if "memory" not in limited and self.memory_limit is not None:
             resource.prlimit(pid, resource.RLIMIT_AS, (self.memory_limit, self.memory_limit))
 
-    def command(self, argv: Sequence[str], *, cwd: str, status_fd: int, block_fd: int,
-                ready_fd: int | None = None) -> list[str]:
+    def command(self, argv: Sequence[str], *, cwd: str, status_fd: int, block_fd: int) -> list[str]:
         """The ``bwrap`` command line that runs ``argv`` in ``cwd`` inside the sandbox.
 
         bubblewrap reports on ``status_fd`` (JSON: its first process, then the exit code once the command ran) and
-        waits for a byte on ``block_fd`` before it starts the command. With ``ready_fd``, a shell writes one byte
-        to it (and closes it) just before the command starts.
+        waits for a byte on ``block_fd`` before it starts the command.
 
         Raises:
             SandboxError: The sandbox is closed, or its masks cannot be worked out.
         """
-        return self._command(argv, cwd=cwd, status_fd=status_fd, block_fd=block_fd, ready_fd=ready_fd)[0]
+        return self._command(argv, cwd=cwd, status_fd=status_fd, block_fd=block_fd)[0]
 
     def _command(self, argv: Sequence[str], *, cwd: str, status_fd: int, block_fd: int,
-                 ready_fd: int | None = None) -> tuple[list[str], dict[str, tuple[int, int, int, int]]]:
-        """:meth:`command`, and the directories that lead to its masks with their stamps (see :meth:`popen`)."""
+                 hold: str | None = None) -> tuple[list[str], dict[str, tuple[int, int, int, int]]]:
+        """:meth:`command`, and the directories that lead to its masks with their stamps (see :meth:`popen`).
+
+        ``hold``: the program starts behind a shell that waits for one line on stdin (so its pid is known before it
+        can end), then runs it with stdin ``"devnull"`` (``/dev/null``) or ``"keep"`` (the same pipe).
+        """
         assert self._bwrap is not None  # noqa: S101 - only called when active
         guard: dict[str, tuple[int, int, int, int]] = {}
         if _engine_stamps(self._bwrap) != self._bwrap_stamps:
@@ -1216,23 +1219,21 @@ class Sandbox:
         if self.network:
             args.append("--share-net")
         args += ["--cap-drop", "ALL", "--json-status-fd", str(status_fd), "--block-fd", str(block_fd), "--"]
-        if ready_fd is None:
+        if hold is None:
             return [*args, *argv], guard
-        if _PREFIX_SHELL[0] == "/bin/bash":
-            ready = f"printf x >&{ready_fd}; exec {ready_fd}>&-;"
-        else:  # dash cannot name a descriptor above 9: write through /proc, and leave it open
-            ready = f"printf x > /proc/self/fd/{ready_fd};"
-        return [*args, *_PREFIX_SHELL, "-c", f'{ready} exec "$@"', "sh", *argv], guard
+        redirect = " < /dev/null" if hold == "devnull" else ""
+        return [*args, "/bin/sh", "-c", f'read -r _ || exit 125; exec "$@"{redirect}', "sh", *argv], guard
 
     def popen(self, argv: Sequence[str], *, cwd: str | os.PathLike[str], env: Mapping[str, str] | None = None,
               stdin: int | IO[Any] | None = subprocess.DEVNULL, stdout: int | IO[Any] | None = subprocess.PIPE,
               stderr: int | IO[Any] | None = subprocess.PIPE, wait_ready: bool = False) -> subprocess.Popen[bytes]:
         """Start ``argv`` in a new process group: inside the sandbox when it is active, else as it is.
 
-        The process group's leader (``proc.pid``) is bubblewrap; signal the group to reach the program. A sandbox
-        that fails to set up after this returns ends like a program that printed ``bwrap: ...`` and exited 1: ask
-        :meth:`ended` once the process ended. ``wait_ready`` returns only once the program runs (a shell writes a
-        byte just before it starts; about 2 ms more), and raises instead when the sandbox failed.
+        The process group's leader (``proc.pid``) is bubblewrap; signal the group to reach the program. With
+        ``stdin`` ``DEVNULL`` or ``PIPE``, the program is held by a small shell until its pid is known (for its real
+        exit status), then runs with that stdin. A sandbox that fails to set up ends like a program that printed
+        ``bwrap: ...`` and exited 1: ask :meth:`ended` once the process ended. ``wait_ready`` raises instead,
+        returning only once the program was seen to start.
 
         Raises:
             SandboxError: The sandbox could not start (its one-line reason), or it is closed.
@@ -1274,16 +1275,17 @@ class Sandbox:
         frozen = protects and groups.busy() and groups.freeze()
         status_r, status_w = os.pipe()
         block_r, block_w = os.pipe()
-        ready_r, ready_w = os.pipe() if wait_ready else (-1, -1)
-        theirs = [fd for fd in (status_w, block_r, ready_w) if fd >= 0]
-        ours = [fd for fd in (status_r, block_w, ready_r) if fd >= 0]
+        hold = "devnull" if stdin == subprocess.DEVNULL else "keep" if stdin == subprocess.PIPE else None
+        go_r, go_w = os.pipe() if hold == "devnull" else (-1, -1)
+        theirs = [fd for fd in (status_w, block_r, go_r) if fd >= 0]
+        ours = [fd for fd in (status_r, block_w, go_w) if fd >= 0]
         try:
-            command, guard = self._command(argv, cwd=cwd, status_fd=status_w, block_fd=block_r,
-                                           ready_fd=ready_w if wait_ready else None)
-            theirs += _long_arguments(command)
-            proc = subprocess.Popen(command, cwd="/", env=self._environment(env), stdin=stdin, stdout=stdout,
-                                    stderr=stderr,
-                                    start_new_session=True, pass_fds=tuple(theirs))
+            command, guard = self._command(argv, cwd=cwd, status_fd=status_w, block_fd=block_r, hold=hold)
+            extra = _long_arguments(command)
+            theirs += extra
+            proc = subprocess.Popen(command, cwd="/", env=self._environment(env),
+                                    stdin=go_r if hold == "devnull" else stdin, stdout=stdout, stderr=stderr,
+                                    start_new_session=True, pass_fds=(status_w, block_r, *extra))
         except BaseException:
             if frozen:
                 groups.thaw()
@@ -1294,22 +1296,29 @@ class Sandbox:
             os.close(fd)
         held = _HELD[proc] = _Held(status_r)
         weakref.finalize(proc, held.close)
+
+        def go() -> None:  # the held program may start: its pid is known
+            with contextlib.suppress(OSError, ValueError):
+                if go_w >= 0:
+                    os.write(go_w, b"\n")
+                elif hold == "keep" and proc.stdin is not None:
+                    proc.stdin.write(b"\n")
+                    proc.stdin.flush()
+
         try:
-            problem = self._unblock(held, block_w, block_r, frozen=frozen, guard=guard)
-            if problem is None and wait_ready:
-                ready, _, _ = select.select([ready_r], [], [], _START_TIMEOUT)
-                if not (ready and os.read(ready_r, 1) == b"x"):
-                    problem = "it did not start" if not ready else ""
+            problem = self._unblock(held, block_w, block_r, frozen=frozen, guard=guard, go=go,
+                                    must_start=wait_ready and hold is not None)
         finally:
             if frozen:
                 groups.thaw()
             os.close(block_w)
-            if ready_r >= 0:
-                os.close(ready_r)
+            if go_w >= 0:
+                os.close(go_w)
         return proc, problem
 
     def _unblock(self, held: _Held, block_w: int, block_fd: int, *, frozen: bool,
-                 guard: Mapping[str, tuple[int, int, int, int]]) -> str | None:
+                 guard: Mapping[str, tuple[int, int, int, int]], go: Callable[[], None],
+                 must_start: bool) -> str | None:
         """Read bubblewrap's first process from its status, confine it and let it go on; why not, if it failed.
 
         When the sandbox's other processes are ``frozen``, or masks were mounted, bubblewrap is first seen waiting
@@ -1344,8 +1353,9 @@ class Sandbox:
         except OSError as exc:
             return f"cannot limit it: {exc}"
         os.write(block_w, b"x")
-        held.pidfd = _program_pidfd(first)
-        return None
+        seen, held.pidfd = _program_pidfd(first)
+        go()
+        return "" if must_start and not seen else None
 
     def tidy(self) -> None:
         """Undo what the sandbox cannot prevent: a ``commondir`` (or ``config.worktree``) a command created.
@@ -1452,10 +1462,6 @@ def _homes(env: Mapping[str, str]) -> list[str]:
             if real != "/" and os.path.isdir(real):
                 found.append(real)
     return list(dict.fromkeys(found))
-
-
-_PREFIX_SHELL = ("/bin/bash", "--posix") if os.path.exists("/bin/bash") else ("/bin/sh",)
-"""The shell that sets a sandboxed program up before it runs (``--posix``: bash reads no ``BASH_ENV`` then)."""
 
 
 def _exposed(env: Mapping[str, str], homes: Sequence[str]) -> list[str]:
