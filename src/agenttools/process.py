@@ -22,7 +22,7 @@ import attrs
 
 from agenttools._display import MarkdownRepr
 from agenttools.errors import ProcessLimitError, UnknownProcessError
-from agenttools.sandbox import Sandbox
+from agenttools.sandbox import Sandbox, spawn
 from agenttools.shell import (
     DEFAULT_MAX_OUTPUT,
     SESSION_VARIABLE,
@@ -281,11 +281,7 @@ class ProcessTable:
                 raise ProcessLimitError(f"{running} processes are running, the most allowed at once",
                                         limit=self.max_running)
             env = {**non_interactive_env(), **self._env}
-            if self.sandbox is not None:
-                proc = self.sandbox.popen([shell, "-c", command], cwd=cwd, env=env, wait_ready=True)
-            else:
-                proc = subprocess.Popen([shell, "-c", command], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+            proc = spawn([shell, "-c", command], cwd=cwd, env=env, sandbox=self.sandbox, wait_ready=True)
             process_id = self._ids()
             while process_id in self._processes:
                 process_id = self._ids()

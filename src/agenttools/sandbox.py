@@ -66,7 +66,7 @@ else:  # needed once a command runs, not to build a toolset
     tempfile = lazy_module("tempfile")
 
 __all__ = ["DEFAULT_MAX_PROCESSES", "MODES", "Sandbox", "SandboxMode", "find_bwrap", "is_namespace_init",
-           "probe_bwrap"]
+           "probe_bwrap", "spawn"]
 
 SandboxMode = Literal["auto", "bwrap", "none"]
 """``auto``: bubblewrap where it runs, else unsandboxed with a warning; ``bwrap``: bubblewrap or nothing;
@@ -1117,20 +1117,14 @@ class Sandbox:
         if "memory" not in limited and self.memory_limit is not None:
             resource.prlimit(pid, resource.RLIMIT_AS, (self.memory_limit, self.memory_limit))
 
-    def command(self, argv: Sequence[str], *, cwd: str, status_fd: int, block_fd: int) -> list[str]:
-        """The ``bwrap`` command line that runs ``argv`` in ``cwd`` inside the sandbox.
-
-        bubblewrap reports on ``status_fd`` (JSON: its first process, then the exit code once the command ran) and
-        waits for a byte on ``block_fd`` before it starts the command.
-
-        Raises:
-            SandboxError: The sandbox is closed, or its masks cannot be worked out.
-        """
-        return self._command(argv, cwd=cwd, status_fd=status_fd, block_fd=block_fd)[0]
-
-    def _command(self, argv: Sequence[str], *, cwd: str, status_fd: int, block_fd: int,
+    def _command(self, argv: Sequence[str], *, cwd: str, private: str, status_fd: int, block_fd: int,
                  hold: str | None = None) -> tuple[list[str], dict[str, tuple[int, int, int, int]]]:
-        """:meth:`command`, and the directories that lead to its masks with their stamps (see :meth:`popen`).
+        """The ``bwrap`` command line that runs ``argv`` in ``cwd`` inside the sandbox, and what guards its masks.
+
+        ``private`` is the sandbox's private directory (:meth:`_prepare`). The guard is the directories that lead to
+        the masks, with their stamps (see :meth:`_unblock`). bubblewrap
+        reports on ``status_fd`` (JSON: its first process, then the exit code once the command ran) and
+        waits for a byte on ``block_fd`` before it starts the command.
 
         ``hold``: the program starts behind a shell that waits for one line on stdin (so its pid is known before it
         can end), then runs it with stdin ``"devnull"`` (``/dev/null``) or ``"keep"`` (the same pipe).
@@ -1139,7 +1133,6 @@ class Sandbox:
         guard: dict[str, tuple[int, int, int, int]] = {}
         if _engine_stamps(self._bwrap) != self._bwrap_stamps:
             raise SandboxError(f"bubblewrap ({self._bwrap}) changed since it was checked; build the toolset again")
-        private = self._prepare()
         args: list[str] = [self._bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]  # /dev/shm: new
         for path in _PROC_READ_ONLY:
             args += ["--ro-bind-try", path, path]
@@ -1242,8 +1235,7 @@ class Sandbox:
         if not self.active:
             if self._closed:
                 raise SandboxError("the sandbox is closed")
-            return subprocess.Popen(list(argv), cwd=cwd, env=env, stdin=stdin, stdout=stdout, stderr=stderr,
-                                    start_new_session=True)
+            return _unsandboxed(argv, cwd=cwd, env=env, stdin=stdin, stdout=stdout, stderr=stderr)
         for attempt in range(_START_ATTEMPTS):
             try:
                 proc, problem = self._start(argv, cwd=os.fspath(cwd), env=env, stdin=stdin, stdout=stdout,
@@ -1266,7 +1258,7 @@ class Sandbox:
                stdout: int | IO[Any] | None, stderr: int | IO[Any] | None,
                wait_ready: bool) -> tuple[subprocess.Popen[bytes], str | None]:
         """One try of :meth:`popen`: the process, and None or why it failed (:data:`_MOVED`: try again)."""
-        self._prepare()
+        private = self._prepare()
         self.tidy()
         groups = self._cgroups[0]
         # The sandbox's running processes (background jobs) are stopped while the masks are worked out and mounted
@@ -1280,7 +1272,8 @@ class Sandbox:
         theirs = [fd for fd in (status_w, block_r, go_r) if fd >= 0]
         ours = [fd for fd in (status_r, block_w, go_w) if fd >= 0]
         try:
-            command, guard = self._command(argv, cwd=cwd, status_fd=status_w, block_fd=block_r, hold=hold)
+            command, guard = self._command(argv, cwd=cwd, private=private, status_fd=status_w, block_fd=block_r,
+                                           hold=hold)
             extra = _long_arguments(command)
             theirs += extra
             proc = subprocess.Popen(command, cwd="/", env=self._environment(env),
@@ -1441,6 +1434,30 @@ class Sandbox:
             self._closed = True
         self._finalizer()
         self.tidy()
+
+
+def _unsandboxed(argv: Sequence[str], *, cwd: str | os.PathLike[str], env: Mapping[str, str] | None,
+                 stdin: int | IO[Any] | None, stdout: int | IO[Any] | None,
+                 stderr: int | IO[Any] | None) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(list(argv), cwd=cwd, env=env, stdin=stdin, stdout=stdout, stderr=stderr,
+                            start_new_session=True)
+
+
+def spawn(argv: Sequence[str], *, cwd: str | os.PathLike[str], env: Mapping[str, str] | None,
+          sandbox: Sandbox | None, stdin: int | IO[Any] | None = subprocess.DEVNULL,
+          wait_ready: bool = False) -> subprocess.Popen[bytes]:
+    """Start a program a model named, stdout and stderr piped, leading a new process group.
+
+    In ``sandbox`` (see :meth:`Sandbox.popen`), or as it is when there is none. Every family that runs such a
+    program starts it here.
+
+    Raises:
+        SandboxError: The sandbox could not start, or it is closed.
+        OSError: The program (or bubblewrap) could not be executed.
+    """
+    if sandbox is not None:
+        return sandbox.popen(argv, cwd=cwd, env=env, stdin=stdin, wait_ready=wait_ready)
+    return _unsandboxed(argv, cwd=cwd, env=env, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
 def _half_memory() -> int | None:

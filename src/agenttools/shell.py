@@ -25,7 +25,7 @@ import attrs
 from agenttools._calls import CallScope, current_scope
 from agenttools._display import MarkdownRepr
 from agenttools.errors import SandboxError
-from agenttools.sandbox import Sandbox, is_namespace_init
+from agenttools.sandbox import Sandbox, is_namespace_init, spawn
 
 __all__ = ["DEFAULT_MAX_OUTPUT", "DEFAULT_TIMEOUT", "SESSION_VARIABLE", "ShellResult", "kill_group", "kill_session",
            "new_session", "non_interactive_env", "run_command", "run_shell", "signal_group", "strip_ansi"]
@@ -379,11 +379,7 @@ def run_command(
                            cancelled=True, error="the tool call was cancelled", duration=time.monotonic() - started)
     sandboxed = sandbox is not None and sandbox.active
     try:
-        if sandbox is not None:
-            proc = sandbox.popen(argv, cwd=cwd, env=environment)
-        else:
-            proc = subprocess.Popen(argv, cwd=cwd, env=environment, stdin=subprocess.DEVNULL,
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        proc = spawn(argv, cwd=cwd, env=environment, sandbox=sandbox)
     except OSError as exc:
         error = str(exc) if isinstance(exc, SandboxError) else f"{type(exc).__name__}: {exc}"
         return ShellResult(command=command, cwd=where, stdout="", stderr="", exit_code=None, signal=None, pgid=None,

@@ -803,18 +803,24 @@ print("moved")
 """
 
 
+def moved_secret_stays_masked(tool: Tool, root: Path, mover: str, reader: str) -> None:
+    """``sub/.env`` holds the secret; the command ``mover`` moves it somewhere, then ``reader`` must not print it
+    (in a fresh sandbox: the scan must see where it went)."""
+    (root / "sub" / ".env").write_text(SECRET + "\n")
+    with tool.build(root, deny=["**/.env"]) as reg:
+        moved, _ = tool.run(reg, mover)
+        assert "moved" in moved, moved
+        next_sandbox(tool, reg)
+        _, whole = tool.run(reg, reader)
+    assert SECRET not in whole, whole
+
+
 @foreground
 def test_a_denied_file_moved_into_a_directory_whose_mtime_was_put_back_stays_masked(tool, root):
     """The deny scan re-reads a directory only when its mtime (or inode) changed, and a command may set its mtime."""
-    (root / "sub" / ".env").write_text(SECRET + "\n")
     (root / "b").mkdir()
     (root / "keep_mtime.py").write_text(KEEP_MTIME)
-    with tool.build(root, deny=["**/.env"]) as reg:
-        moved, _ = tool.run(reg, "python3 keep_mtime.py")
-        assert "moved" in moved, moved
-        next_sandbox(tool, reg)
-        _, whole = tool.run(reg, "cat b/sub/.env; grep -r . b")
-    assert SECRET not in whole, whole
+    moved_secret_stays_masked(tool, root, "python3 keep_mtime.py", "cat b/sub/.env; grep -r . b")
 
 
 MOVE_DEEP = """\
@@ -840,15 +846,9 @@ print(open("sub/.env").read())
 @foreground
 def test_a_denied_file_moved_below_path_max_stays_masked(tool, root):
     """The scan's ``lstat`` of a path longer than PATH_MAX fails, and a directory it cannot read is skipped."""
-    (root / "sub" / ".env").write_text(SECRET + "\n")
     (root / "move_deep.py").write_text(MOVE_DEEP)
     (root / "read_deep.py").write_text(READ_DEEP)
-    with tool.build(root, deny=["**/.env"]) as reg:
-        moved, _ = tool.run(reg, "python3 move_deep.py")
-        assert "moved" in moved, moved
-        next_sandbox(tool, reg)
-        _, whole = tool.run(reg, "python3 read_deep.py")
-    assert SECRET not in whole, whole
+    moved_secret_stays_masked(tool, root, "python3 move_deep.py", "python3 read_deep.py")
 
 
 MOVER = """\

@@ -28,7 +28,7 @@ import time
 import attrs
 
 from agenttools._calls import current_scope
-from agenttools.sandbox import Sandbox
+from agenttools.sandbox import Sandbox, spawn
 from agenttools.shell import SESSION_VARIABLE, kill_group, kill_session, new_session, non_interactive_env
 
 __all__ = ["BashSession", "Finished", "quote"]
@@ -127,12 +127,8 @@ class BashSession:
         self._max_output = max_output
         environment = non_interactive_env()
         environment[SESSION_VARIABLE] = self.marker
-        if self._sandbox is not None:
-            self._process = self._sandbox.popen(["/bin/bash"], cwd=cwd, env=environment, stdin=subprocess.PIPE,
-                                                wait_ready=True)
-        else:
-            self._process = subprocess.Popen(["/bin/bash"], cwd=cwd, env=environment, stdin=subprocess.PIPE,
-                                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        self._process = spawn(["/bin/bash"], cwd=cwd, env=environment, sandbox=self._sandbox, stdin=subprocess.PIPE,
+                              wait_ready=True)
         assert self._process.stdout is not None  # noqa: S101 - PIPE
         assert self._process.stderr is not None  # noqa: S101 - PIPE
         self._out = _Stream(max_output)
