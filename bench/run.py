@@ -30,7 +30,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pathspec
+
 import agenttools
+from agenttools.ignore import IgnoreRules
 from agenttools.search import glob_files, grep
 from agenttools.search.rg import find_rg
 
@@ -229,6 +232,11 @@ def tree_figures(corpus: str, rg: str, rounds: int, pat: Patterns) -> Report:
     report.add("  of which: search.glob_files walk + match + stat, no .gitignore", pair, "",
                f"{len(bare().matches):,} files")
 
+    ours_rules, pathspec_rules, files = _ignore_deciders(corpus)
+    pair = paired(ours_rules, pathspec_rules, rounds)
+    report.add("ignore rules asked about every file (the tiers vs pathspec's `GitIgnoreSpec`, `re2`)", pair, "",
+               f"{files:,} files, {ours_rules():,} ignored / pathspec {pathspec_rules():,}")
+
     for backend in ("rg", "python"):
         first = lambda b=backend: grep(ws, pat.flood, max_matches=100, backend=b)  # noqa: E731
         pair = paired(first, lambda: rg_first(rg, corpus, pat.flood, 100), rounds)
@@ -236,6 +244,50 @@ def tree_figures(corpus: str, rg: str, rounds: int, pat: Patterns) -> Report:
         report.add(f"first 100 of 100k+ `{pat.flood}` matches, {backend} backend", pair, "<= 10 ms",
                    f"first file {result.matches[0].rel if result.matches else '-'}")
     return report
+
+
+def _ignore_deciders(corpus: str) -> tuple[Callable[[], int], Callable[[], int], int]:
+    """Two ways to tell which files of the tree its .gitignore files ignore, each counting the ignored files.
+
+    Ours: :class:`agenttools.ignore.IgnoreRules`. The reference: one pathspec ``GitIgnoreSpec`` (``re2`` backend)
+    per ignore file, asked about each file by the files above it, deepest first, until one decides (a file's
+    ignored directories are not checked: this is the cheapest plain use of the library). Both parse each ignore
+    file once (ours keeps parsed files by their text, for the process), and then decide anew each round.
+    """
+    listing: list[str] = []
+    sources: list[str] = []
+    for top, dirs, names in os.walk(corpus):
+        dirs[:] = [d for d in dirs if d != ".git"]
+        rel = os.path.relpath(top, corpus).replace(os.sep, "/")
+        rel = "" if rel == "." else rel
+        if ".gitignore" in names:
+            sources.append(rel)
+        listing.extend(f"{rel}/{name}" if rel else name for name in names)
+
+    def ours() -> int:
+        rules = IgnoreRules(corpus)
+        return sum(rules.file_ignored(rel) for rel in listing)
+
+    specs = {}
+    for rel in sources:
+        with open(os.path.join(corpus, rel, ".gitignore"), encoding="utf-8", errors="replace") as handle:
+            specs[rel] = pathspec.GitIgnoreSpec.from_lines(handle.read().splitlines(), backend="re2")
+
+    def reference() -> int:
+        ignored = 0
+        for path in listing:
+            parts = path.split("/")
+            for depth in range(len(parts) - 1, -1, -1):
+                base = "/".join(parts[:depth])
+                spec = specs.get(base)
+                if spec is not None:
+                    decided = spec.check_file(path[len(base) + 1:] if base else path).include
+                    if decided is not None:
+                        ignored += decided
+                        break
+        return ignored
+
+    return ours, reference, len(listing)
 
 
 def fixed_figures(corpus: str, rg: str, rounds: int, floods: bool) -> Report:

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import ast
+import re
 import subprocess
 import sys
+import tomllib
+from pathlib import Path
 
 import attrs
 import pytest
@@ -103,3 +107,33 @@ def test_module_reference_toolsets(tmp_path):
 def test_bad_toolset_names(bad):
     with pytest.raises(ConfigError):
         toolset(bad)
+
+
+# --- the design card's packages: declared, and used where they fit ------------------------------------------------
+
+_CARD = {"attrs": "attrs", "pathspec": "pathspec", "charset-normalizer": "charset_normalizer",
+         "filetype": "filetype", "regex": "regex"}  # distribution -> the module src/ imports
+
+
+def _imported_modules() -> set[str]:
+    """Top-level modules src/ imports: import statements anywhere, and names handed to ``lazy_module``."""
+    found: set[str] = set()
+    for path in Path(agenttools.__file__).parent.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                found.update(alias.name.partition(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                found.add(node.module.partition(".")[0])
+            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "lazy_module"
+                  and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+                found.add(node.args[0].value.partition(".")[0])
+    return found
+
+
+def test_the_design_cards_packages_are_declared_and_used():
+    pyproject = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
+    declared = {re.split(r"[\[<>=!~; ]", requirement, maxsplit=1)[0].lower()
+                for requirement in pyproject["project"]["dependencies"]}
+    assert set(_CARD) <= declared, set(_CARD) - declared
+    assert "pathspec[re2]" in "".join(pyproject["project"]["dependencies"]).replace(" ", "")  # RE2, never `re`
+    assert set(_CARD.values()) <= _imported_modules(), set(_CARD.values()) - _imported_modules()

@@ -5,21 +5,35 @@ Syntax: ``*`` (any run of characters except ``/``), ``?`` (one character except 
 segment (zero or more segments), and ``\\`` to escape the next character. Matching is on ``/``-separated paths.
 
 Patterns come from models and workspaces, so they are hostile: braces are expanded into at most
-:data:`MAX_ALTERNATIVES` alternatives and each is compiled by :mod:`agenttools._linear`, whose regexes match in
-O(path length x pattern length) steps (``*a*a*a…b`` on a long name takes microseconds, not minutes). A pattern over
+:data:`MAX_ALTERNATIVES` alternatives and each is compiled by :mod:`agenttools._pathmatch` (pathspec translates,
+RE2 matches in time linear in the path: ``*a*a*a…b`` on a long name takes microseconds, not hours). A pattern over
 the limits raises :class:`GlobTooComplexError`, a :class:`GlobSyntaxError`, which every caller already reports as
 an invalid pattern.
+
+This parser is ours because the syntax is not gitignore's: braces, ``[^...]``, no comments, no negation, no
+trailing-space rule (pathspec reads gitignore lines only); the tokens it makes are what pathspec and RE2 compile.
 """
 
 from __future__ import annotations
 
 import functools
-import re
 
-from agenttools._linear import ANY_CHAR, DEEP, REST, SLASH, STAR, CharClass, Token, compile_alternatives
+from agenttools._pathmatch import (
+    ANY_CHAR,
+    DEEP,
+    REST,
+    SLASH,
+    STAR,
+    CharClass,
+    PathMatcher,
+    PatternTooComplexError,
+    Token,
+    char_class,
+    compile_alternatives,
+)
 
-__all__ = ["MAX_ALTERNATIVES", "MAX_BRACE_DEPTH", "MAX_EXPANDED_TOKENS", "MAX_PATTERN_CHARS", "PARENT_END",
-           "GlobSyntaxError", "GlobTooComplexError", "compile_glob", "compile_wildcard", "glob_match", "minimatch",
+__all__ = ["MAX_ALTERNATIVES", "MAX_BRACE_DEPTH", "MAX_EXPANDED_TOKENS", "MAX_PATTERN_CHARS", "GlobSyntaxError",
+           "GlobTooComplexError", "compile_glob", "compile_wildcard", "glob_match", "minimatch", "parse_glob",
            "wildcard_match"]
 
 MAX_PATTERN_CHARS = 1024
@@ -30,8 +44,6 @@ MAX_EXPANDED_TOKENS = 4096
 """Most characters and wildcards all the alternatives may hold together after brace expansion."""
 MAX_BRACE_DEPTH = 32
 """Deepest nesting of braces."""
-PARENT_END = r"(?<=.)(?=/)"
-"""The ``end`` of :func:`compile_glob` that matches parents of a path instead of the path."""
 
 
 class GlobSyntaxError(ValueError):
@@ -45,13 +57,13 @@ class GlobTooComplexError(GlobSyntaxError):
 _Item = Token | list[list["_Item"]]  # a token, or a brace group: its alternatives
 
 
-def _class(pattern: str, i: int) -> tuple[str, int]:
-    """Translate the bracket expression starting at ``pattern[i] == '['``; return (regex, next index)."""
+def _class(pattern: str, i: int) -> tuple[CharClass, int]:
+    """The bracket expression starting at ``pattern[i] == '['``; return (its token, next index)."""
     j = i + 1
     negate = j < len(pattern) and pattern[j] in "!^"
     if negate:
         j += 1
-    parts: list[str] = []
+    ranges: list[tuple[str, str]] = []
     first = True
     while j < len(pattern) and (first or pattern[j] != "]"):
         ch = pattern[j]
@@ -62,18 +74,15 @@ def _class(pattern: str, i: int) -> tuple[str, int]:
             hi = pattern[j + 2]
             if hi < ch:
                 raise GlobSyntaxError(f"invalid range {ch}-{hi} in glob pattern {pattern!r}")
-            parts.append(f"{re.escape(ch)}-{re.escape(hi)}")
+            ranges.append((ch, hi))
             j += 3
         else:
-            parts.append(re.escape(ch))
+            ranges.append((ch, ch))
             j += 1
         first = False
     if j >= len(pattern):
         raise GlobSyntaxError(f"unclosed '[' in glob pattern {pattern!r}")
-    body = "".join(parts)
-    return (f"[^/{body}]" if negate else f"(?!/)[{body}]"), j + 1
-
-
+    return char_class(ranges, negated=negate), j + 1
 def _parse(pattern: str, i: int, depth: int) -> tuple[list[_Item], int]:
     """Parse from index ``i`` until the end, or a ``,``/``}`` that closes the current brace level."""
     out: list[_Item] = []
@@ -99,8 +108,8 @@ def _parse(pattern: str, i: int, depth: int) -> tuple[list[_Item], int]:
         if ch == "?":
             out.append(ANY_CHAR)
         elif ch == "[":
-            regex, i = _class(pattern, i)
-            out.append(CharClass(regex))
+            char, i = _class(pattern, i)
+            out.append(char)
             continue
         elif ch == "{":
             if depth >= MAX_BRACE_DEPTH:
@@ -174,31 +183,34 @@ def parse_glob(pattern: str) -> list[list[Token]]:
 
 
 @functools.lru_cache(maxsize=512)
-def compile_glob(pattern: str, *, case_sensitive: bool = True, end: str = r"\Z") -> re.Pattern[str]:
-    """Compile a doublestar glob to a regex whose ``match`` must cover a whole ``/``-separated path.
+def compile_glob(pattern: str, *, case_sensitive: bool = True, below: bool = False) -> PathMatcher:
+    """Compile a doublestar glob to a matcher whose ``match`` tells whether it covers a whole ``/``-separated path.
 
-    With ``end=PARENT_END`` the regex's ``match`` tells instead whether the glob matches a parent of the path (a
-    non-empty part before one of its ``/``), in one linear pass.
+    With ``below`` the matcher tells instead whether the glob matches the path or one of its parents, in one
+    linear pass.
 
     Raises:
         GlobSyntaxError: The pattern is malformed.
         GlobTooComplexError: The pattern is longer than :data:`MAX_PATTERN_CHARS` or its braces expand to more than
             :data:`MAX_ALTERNATIVES` alternatives (:data:`MAX_EXPANDED_TOKENS` characters).
     """
-    return compile_alternatives(parse_glob(pattern), ignore_case=not case_sensitive, end=end)
+    try:
+        return compile_alternatives(parse_glob(pattern), ignore_case=not case_sensitive, below=below)
+    except PatternTooComplexError as exc:
+        raise GlobTooComplexError(f"glob {exc}") from None
 
 
 def glob_match(pattern: str, path: str, *, case_sensitive: bool = True) -> bool:
     """Whether ``path`` (``/``-separated) matches the doublestar glob ``pattern`` entirely."""
-    return compile_glob(pattern, case_sensitive=case_sensitive).match(path) is not None
+    return compile_glob(pattern, case_sensitive=case_sensitive).match(path)
 
 
 _NAME_MAX = 4096  # no file name is longer (Linux: 255 bytes), so a wildcard needing more characters matches none
-_NOTHING = re.compile(r"(?!)")
+_NOTHING = compile_alternatives([])
 
 
 @functools.lru_cache(maxsize=512)
-def compile_wildcard(pattern: str) -> re.Pattern[str]:
+def compile_wildcard(pattern: str) -> PathMatcher:
     """A file name wildcard where ``*`` is any run of characters, ``?`` one character and the rest literal.
 
     Any string is a valid wildcard; one that needs more characters than a file name can hold matches nothing.
@@ -219,7 +231,7 @@ def compile_wildcard(pattern: str) -> re.Pattern[str]:
 
 def wildcard_match(pattern: str, name: str) -> bool:
     """Whether the file name ``name`` matches the wildcard ``pattern`` entirely (see :func:`compile_wildcard`)."""
-    return compile_wildcard(pattern).match(name) is not None
+    return compile_wildcard(pattern).match(name)
 
 
 def minimatch(pattern: str, path: str) -> bool:

@@ -15,7 +15,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Literal
 
-from agenttools._glob import PARENT_END, GlobSyntaxError, compile_glob, glob_match
+from agenttools._glob import GlobSyntaxError, compile_glob
+from agenttools._pathmatch import PathMatcher
 from agenttools._text import file_kind
 from agenttools.errors import (
     ConfigError,
@@ -128,12 +129,12 @@ class Workspace:
             if not isinstance(pattern, str) or not pattern.strip():
                 raise ConfigError(f"deny patterns must be non-empty strings, got {pattern!r}")
             anchored = pattern if pattern.startswith(("/", "**")) else "**/" + pattern
-            try:
-                glob_match(anchored, "/")
+            try:  # matched on paths without their leading '/': a pattern's own '/' anchors it at the top
+                matcher = compile_glob(anchored.rstrip("/").removeprefix("/"), below=True)
             except GlobSyntaxError as exc:
                 raise ConfigError(f"invalid deny pattern {pattern!r}: {exc}") from None
-            patterns.append((pattern, anchored.rstrip("/") or "/"))
-        self._deny: tuple[tuple[str, str], ...] = tuple(patterns)
+            patterns.append((pattern, matcher))
+        self._deny: tuple[tuple[str, PathMatcher], ...] = tuple(patterns)
         self.max_file_size: int = parse_size(max_file_size)
         """The largest file reading tools accept, in bytes."""
         self._cwd = root_real
@@ -219,11 +220,12 @@ class Workspace:
         if not self._deny:
             return None
         text = os.fspath(path).replace(os.sep, "/")
-        for given, anchored in self._deny:
-            # the path, "/", or any other parent: one linear pass each (a list of every parent was quadratic in
-            # memory and time for a model's path of 100,000 components)
-            if (glob_match(anchored, text) or (text.startswith("/") and glob_match(anchored, "/"))
-                    or compile_glob(anchored, end=PARENT_END).match(text) is not None):
+        rooted = text.startswith("/")
+        below_root = text[1:] if rooted else text
+        for given, matcher in self._deny:
+            # the path or any of its parents in one linear pass, then "/" itself (a list of every parent was
+            # quadratic in memory and time for a model's path of 100,000 components)
+            if matcher.match(below_root) or (rooted and matcher.match("")):
                 return given
         return None
 

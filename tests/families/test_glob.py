@@ -178,13 +178,14 @@ def test_matches_agree_with_a_reference_matcher():
             continue  # the reference expands one group, as text (a "**" next to braces is decided before expansion)
         compiled = compile_glob(pattern)
         for _ in range(10):
-            path = "".join(rng.choice("ab/.") for _ in range(rng.randint(0, 9)))
-            assert (compiled.match(path) is not None) is _reference(pattern, path), (pattern, path)
+            path = "/".join("".join(rng.choice("ab.") for _ in range(rng.randint(1, 3)))
+                            for _ in range(rng.randint(1, 4)))  # a path has no empty segment
+            assert compiled.match(path) is _reference(pattern, path), (pattern, path)
 
 
 @pytest.mark.parametrize(("pattern", "name", "expected"), [
     ("*.log", "a.log", True), ("*.log", "a.log.1", False), ("a?c", "abc", True), ("a?c", "ac", False),
-    ("[ab]", "[ab]", True), ("[ab]", "a", False), ("a.c", "abc", False), ("*", "", True), ("\\*", "\\x", True),
+    ("[ab]", "[ab]", True), ("[ab]", "a", False), ("a.c", "abc", False), ("*", ".x", True), ("\\*", "\\x", True),
     ("?" * 5000, "a" * 5000, False), ("x" * 100_000, "x", False),
 ])
 def test_wildcard_match(pattern, name, expected):
@@ -243,3 +244,61 @@ def test_minimatch(pattern, path, expected):
     from agenttools._glob import minimatch
 
     assert minimatch(pattern, path) is expected
+
+
+# --- where pathspec 1.1.1, which translates our patterns, reads them differently: each case is ours ---------------
+
+@pytest.mark.parametrize(("line", "ignored", "kept"), [
+    ("a[!x]b", [], ["a/b"]),  # pathspec: [^x], which matches '/'
+    ("[x/]", ["x"], []),  # pathspec: the line is dropped
+    ("[\\]]x", ["]x"], ["\\x"]),  # pathspec: '\' is a member, the class ends at the first ']'
+    ("lit[[:digit:]]", ["lit5"], ["litx"]),  # pathspec: a broken regex
+    ("[z-ab]", ["b", "z"], ["a", "y"]),  # git: z, then a reversed range that holds nothing; RE2 refuses [z-a]
+    ("**/*/**", ["a/b", "a/b/c"], ["a"]),  # pathspec: a regex that matches nothing
+    ("**//x", [], ["a/x", "x"]),  # an empty segment never matches
+])
+def test_ignore_lines_pathspec_reads_differently(line, ignored, kept):
+    rules = RuleFile.parse("", line + "\n")
+    assert rules is not None
+    for rel in ignored:
+        assert rules.decide(rel) is True, rel
+    for rel in kept:
+        assert rules.decide(rel) is not True, rel
+
+
+@pytest.mark.parametrize(("pattern", "path", "expected"), [
+    ("Icon\r", "Icon\r", True),  # pathspec trims a final CR from a line
+    ("Icon\r", "Icon", False),
+    ("a[!x]b", "a/b", False),
+    ("[a\\-z]", "-", True),
+    ("[!/]", "/", False),
+    ("**/x/**/", "a/x/b/", True),  # a final '**/' asks for a directory path; pathspec reads '/' as directories only
+    ("**/x/**/", "a/x/b", False),
+])
+def test_globs_pathspec_reads_differently(pattern, path, expected):
+    assert glob_match(pattern, path) is expected
+
+
+def test_matchers_compile_on_first_use_and_load_nothing_before(tmp_path):
+    """A listing decided by the tiers never imports pathspec or RE2 (tens of milliseconds); a glob does."""
+    (tmp_path / ".gitignore").write_text("*.log\nbuild/\n*.py[cod]\n")
+    (tmp_path / "a.pyc").write_text("")
+    code = textwrap.dedent(f"""
+        import sys
+        import agenttools
+        reg = agenttools.toolset("gemini", root={str(tmp_path)!r})
+        print(reg.call("list_directory", {{"path": {str(tmp_path)!r}}}).text)
+        assert "pathspec" not in sys.modules and "re2" not in sys.modules, "loaded by a listing"
+        reg.call("glob", {{"pattern": "**/[ab].*"}})
+        assert "pathspec" in sys.modules and "re2" in sys.modules
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "a.pyc" in done.stdout  # listed, and marked git-ignored by the tiers
+
+
+def test_names_that_are_not_utf8_match_like_any_other():
+    """os.fsdecode keeps a byte that is not UTF-8 as a lone surrogate; RE2 reads UTF-8: one character either way."""
+    assert glob_match("*.py", "x\udcff.py") and glob_match("**/a?b", "d/a\udcffb") and not glob_match("a?b", "a\udcff")
+    rules = RuleFile.parse("", "x?y\n*.log\n")
+    assert rules is not None and rules.decide("x\udcffy") is True and rules.decide("\udcff.log") is True

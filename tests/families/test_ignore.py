@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import subprocess
 import tempfile
 from pathlib import Path
@@ -195,3 +196,59 @@ def test_walk_in_path_order(small_tree):
 def test_walk_keeps_a_directorys_entries_before_its_subdirectories(small_tree):
     walked = [rel for rel, _, _ in walk(str(small_tree), sort=True, enter=lambda rel, entry: rel != "c")]
     assert walked == [".h", "a", "a-b", "a.txt", "b", "c", "link", ".h/i", "a/x", "a/z", "a/z/y"]
+
+
+# --- random ignore files against git, with the lines pathspec alone reads differently -----------------------------
+
+_HARD_ATOMS = ["a", "b", "ab", ".", "x", "1", "-", "*", "?", "[ab]", "[!a]", "[a-c]", "[[:digit:]]", "\\*", "[x/]",
+               "[z-a]", "[]]", "[a-b1-2x-z]", "**", "\\", " ", "\\ ", "[", "[^b]", "[[:alpha:]]", "[a-]", "[\\]]",
+               "[!/]", "\r"]
+_HARD_NAMES = ["a", "b", "ab", "a.b", "x", "ba", "1", "abc", "-", "]", "a1", "*", "xa", "bb", "c", " a", "a ", "[",
+               "\\"]
+
+
+def _random_line(rng: random.Random) -> str:
+    parts = ["".join(rng.choice(_HARD_ATOMS) for _ in range(rng.randint(1, 3))) if rng.random() < 0.8 else "**"
+             for _ in range(rng.randint(1, 3))]
+    text = "/".join(parts)
+    for affix in ("/", "**/"):
+        if rng.random() < 0.5:
+            text = affix + text
+    for suffix in ("/**", "/"):
+        if rng.random() < 0.2:
+            text += suffix
+    return ("!" if rng.random() < 0.25 else "") + text
+
+
+def _random_tree(rng: random.Random, base: Path) -> None:
+    for _ in range(25):
+        path = base.joinpath(*(rng.choice(_HARD_NAMES) for _ in range(rng.randint(1, 4))))
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if not path.is_dir():
+                path.touch()
+        except (NotADirectoryError, FileExistsError):
+            continue
+    for _ in range(rng.randint(1, 3)):
+        directory = base if rng.random() < 0.5 else base.joinpath(
+            *(rng.choice(_HARD_NAMES[:12]) for _ in range(rng.randint(1, 2))))
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+        except (NotADirectoryError, FileExistsError):
+            continue
+        lines = [_random_line(rng) for _ in range(rng.randint(1, 6))]
+        (directory / ".gitignore").write_text("\n".join(lines) + "\n", newline="")
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_ignore_files_agree_with_git(tmp_path, seed):
+    """100 random trees per seed, their ignore files built from the pieces git, pathspec and we could read apart:
+    POSIX classes, reversed ranges, '/' and escapes in classes, stray backslashes, '**' in every place, a final CR."""
+    rng = random.Random(seed)  # noqa: S311 - test data, not secrets
+    for index in range(100):
+        base = tmp_path / f"t{index}"
+        base.mkdir()
+        _random_tree(rng, base)
+        subprocess.run(["git", "init", "-q", str(base)], check=True)
+        assert sorted(rel for rel, _, _ in walk_files(str(base), rules=IgnoreRules(str(base)))) == \
+            _git_others(base), {str(p.relative_to(base)): p.read_text() for p in base.rglob(".gitignore")}

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from agenttools._glob import GlobSyntaxError, compile_glob
 from agenttools._lazy import lazy_module
+from agenttools._pathmatch import PathMatcher
 from agenttools.errors import PatternError
 
 if TYPE_CHECKING:
@@ -110,7 +111,7 @@ def compile_pattern(pattern: str, *, ignore_case: bool = True) -> regex.Pattern[
         raise PatternError(pattern=pattern, kind="regex", reason=str(exc)) from None
 
 
-def include_matcher(include: str | None, case_sensitive: bool = True) -> regex.Pattern[str] | None:
+def include_matcher(include: str | None, case_sensitive: bool = True) -> PathMatcher | None:
     """The matcher of an include glob: without ``/`` it matches names at any depth, with ``/`` paths from the top.
 
     Raises:
@@ -123,4 +124,4 @@ def include_matcher(include: str | None, case_sensitive: bool = True) -> regex.P
         compiled = compile_glob(anchored.lstrip("/"), case_sensitive=case_sensitive)
     except GlobSyntaxError as exc:
         raise PatternError(pattern=include, kind="glob", reason=str(exc)) from None
-    return compiled  # type: ignore[return-value]
+    return compiled
