@@ -181,12 +181,14 @@ class Registry:
     ) -> Any:
         """Register a typed function as a tool: ``@reg.tool`` or ``@reg.tool(name=..., read_only=True)``.
 
-        The description is the docstring's text before its first section; parameter descriptions come from the
-        ``Args:`` section or ``Annotated[T, "text"]``. The function is returned unchanged.
+        The description is the docstring's text before its first section; parameter descriptions come from its
+        parameter entries (Google ``Args:``, NumPy ``Parameters``, Sphinx ``:param x:`` or Epydoc ``@param x:``)
+        or ``Annotated[T, "text"]``. The function is returned unchanged.
 
         Raises:
             ToolDefinitionError: Every problem at once: no description, a lambda without a name, a bad name,
-                an unsupported or missing annotation, ``*args``, a documented parameter that does not exist.
+                an unsupported or missing annotation, ``*args``, a documented parameter that does not exist, a
+                Google parameter section that cannot be read.
         """
         options: dict[str, Any] = {
             "name": name, "description": description, "title": title, "read_only": read_only,

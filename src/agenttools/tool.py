@@ -37,8 +37,8 @@ def check_name(name: Any) -> list[str]:
 def check_description(description: Any) -> list[str]:
     """The problems with a tool description (it must be non-empty text)."""
     if not isinstance(description, str) or not description.strip():
-        return ["no description: write a docstring (its text before 'Args:' is the description) or pass "
-                "description="]
+        return ["no description: write a docstring (its text before the first section, such as 'Args:' or "
+                "':param x:', is the description) or pass description="]
     return []
 
 

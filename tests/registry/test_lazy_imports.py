@@ -30,6 +30,19 @@ def test_a_toolset_and_a_read_load_neither_urllib_request_nor_regex_for_schemas(
     assert states == {"urllib.request": "absent", "http.client": "absent"}
 
 
+def test_docstring_parser_loads_with_the_first_function_tool_and_not_for_a_toolset(tmp_path):
+    states = _loaded_after(f"""
+        import sys, agenttools
+        with agenttools.toolset("coder", root={str(tmp_path)!r}):
+            assert "docstring_parser" not in sys.modules
+        def add(a: int) -> int:
+            "Add."
+            return a
+        agenttools.Registry().tool(add)
+    """, ["docstring_parser"])
+    assert states == {"docstring_parser": "loaded"}
+
+
 def test_a_plain_import_elsewhere_is_unaffected(tmp_path):
     states = _loaded_after("""
         import agenttools.message

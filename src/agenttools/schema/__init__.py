@@ -1,12 +1,12 @@
 """JSON Schema for tool arguments, and nothing SDK-specific: compile, validate, rewrite.
 
-``function_schema`` compiles a typed function's signature (with its docstring's ``Args:``); ``validate`` checks
-arguments the way Ajv does and reports :class:`ValidationIssue`\\ s; ``canonicalize`` and ``inline_refs`` give
-the canonical form every SDK converter in :mod:`agenttools.sdk` starts from (:mod:`agenttools.schema.transform`
-has the rest of the rewriting pieces).
+``function_schema`` compiles a typed function's signature (with its docstring, in Google, NumPy, Sphinx or Epydoc
+style); ``validate`` checks arguments the way Ajv does and reports :class:`ValidationIssue`\\ s; ``canonicalize``
+and ``inline_refs`` give the canonical form every SDK converter in :mod:`agenttools.sdk` starts from
+(:mod:`agenttools.schema.transform` has the rest of the rewriting pieces).
 
-``function_schema`` and ``parse_docstring`` (with ``inspect``-heavy code and their result classes) load on first
-use: a toolset built from explicit schemas never needs them.
+``function_schema`` and ``parse_docstring`` (with ``inspect``-heavy code, docstring-parser and their result
+classes) load on first use: a toolset built from explicit schemas never needs them.
 """
 
 import importlib

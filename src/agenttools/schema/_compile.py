@@ -206,6 +206,7 @@ def function_schema(fn: Callable[..., Any], problems: list[str]) -> FunctionSche
             positional.append(param.name)
     problems.extend(f"docstring documents {p!r}, which is not a parameter"
                     for p in doc.params if p not in signature.parameters)
+    problems.extend(f"docstring: cannot read its Google-style parameter section: {m}" for m in doc.malformed)
     if problems:
         return None
     parameters = {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
