@@ -29,7 +29,15 @@ from agenttools._text import (
     read_limited,
     sniff_format,
 )
-from agenttools.errors import AlreadyExistsError, EncodingError, FileTooLargeError, NotFoundError, StaleFileError
+from agenttools.errors import (
+    AlreadyExistsError,
+    EncodingError,
+    FileTooLargeError,
+    IsDirectoryError,
+    NotDirectoryError,
+    NotFoundError,
+    StaleFileError,
+)
 from agenttools.workspace import Workspace
 
 __all__ = ["DirEntry", "DirListing", "FileInfo", "ReadResult", "TreeNode", "WriteResult", "list_dir", "make_dirs",
@@ -427,6 +435,15 @@ def make_dirs(directory: Path, *, mode: int | None = None, ws: Workspace | None 
             os.chmod(created, mode)
 
 
+def _refuse_directory_syntax(path: str | os.PathLike[str], real: Path) -> None:
+    """Refuse to write a file at a path ending in a separator (resolving drops it): ``EISDIR``, or ``ENOTDIR``."""
+    if not os.fspath(path).endswith(("/", os.sep)):
+        return
+    if os.path.lexists(real) and not os.path.isdir(real):
+        raise NotDirectoryError(path=str(real))
+    raise IsDirectoryError(path=str(real))
+
+
 def write_file(
     ws: Workspace,
     path: str | os.PathLike[str],
@@ -447,8 +464,12 @@ def write_file(
     An existing file keeps its owner, group, every mode bit and its extended attributes, or is refused (see
     :func:`~agenttools._text.atomic_write`).
 
+    A path ending in ``/`` names a directory, as for the OS: it is never written as a file.
+
     Raises:
-        IsDirectoryError, SpecialFileError, OutsideWorkspaceError, DeniedPathError, PathError: The path.
+        IsDirectoryError, SpecialFileError, OutsideWorkspaceError, DeniedPathError, PathError: The path (a path
+            ending in ``/`` that does not exist is an :class:`IsDirectoryError`, as ``open`` says ``EISDIR``).
+        NotDirectoryError: The path ends in ``/`` but names a file (``ENOTDIR``).
         ProtectedPathError: The path is inside git metadata (``.git``).
         FileTooLargeError: The encoded content is larger than ``max_size`` (default: the workspace's
             ``max_file_size``); nothing is written.
@@ -456,6 +477,7 @@ def write_file(
         EncodingError: ``content`` cannot be encoded in the existing file's encoding (nothing is written).
     """
     real = ws.resolve(path, write=True)
+    _refuse_directory_syntax(path, real)
     limit = ws.max_file_size if max_size is None else max_size
     if len(content) > limit:  # every encoding takes at least a byte a character: too large, whatever the file
         raise FileTooLargeError(path=str(real), size=len(content.encode("utf-8", "surrogatepass")), limit=limit)
@@ -488,7 +510,9 @@ def write_bytes(
     written: a write by another process since is refused rather than overwritten.
 
     Raises:
-        IsDirectoryError, SpecialFileError, OutsideWorkspaceError, DeniedPathError, PathError: The path.
+        IsDirectoryError, SpecialFileError, OutsideWorkspaceError, DeniedPathError, PathError: The path (one
+            ending in ``/``, a directory's name, too).
+        NotDirectoryError: The path ends in ``/`` but names a file.
         ProtectedPathError: The path is inside git metadata (``.git``).
         HardLinkError: The file has more than one hard link.
         FileTooLargeError: ``data`` is larger than ``max_size`` (default: the workspace's ``max_file_size``);
@@ -497,6 +521,7 @@ def write_bytes(
         PermissionError: The file could not be written in place, or its owner or mode could not be kept.
     """
     real = ws.resolve(path, write=True)
+    _refuse_directory_syntax(path, real)
     text_path = str(real)
     limit = ws.max_file_size if max_size is None else max_size
     if len(data) > limit:

@@ -340,3 +340,25 @@ def test_glob_in_a_dot_directory_keeps_the_rules(tmp_path, backend):
     (tmp_path / ".github" / "b.yml").write_text("")
     result = glob_files(Workspace(tmp_path), "**/*", path=".github", backend=backend)
     assert ([m.rel for m in result.matches], result.ignored_count) == (["b.yml"], 1)
+
+
+def test_git_includes_and_gits_binary_rule_agree_on_both_backends(tmp_path):
+    """``include_syntax="git"`` reads a git pathspec (``*`` crosses ``/``); ``binary_window`` is git's NUL rule."""
+    for rel in ("src/util/helpers.py", "src/m.py", "srcx/n.py", "top.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("hit\n")
+    ws = Workspace(tmp_path)
+    results = {backend: grep(ws, "hit", include="src/*.py", include_syntax="git", backend=backend)
+               for backend in ("python", "rg")}
+    for result in results.values():
+        assert [m.rel for m in result.matches] == ["src/m.py", "src/util/helpers.py"]
+    assert results["rg"].backend == "rg"
+    glob = grep(ws, "hit", include="src/*.py", backend="python")  # other callers: a glob, as before
+    assert [m.rel for m in glob.matches] == ["src/m.py"]
+    (tmp_path / "late.bin").write_bytes(b"hit\n" + b"x" * 9000 + b"\x00\n")
+    (tmp_path / "early.bin").write_bytes(b"hit\n" + b"x" * 100 + b"\x00\n")
+    for backend in ("python", "rg"):
+        windowed = grep(ws, "hit", binary_window=8000, backend=backend)
+        assert "late.bin" in [m.rel for m in windowed.matches] and "early.bin" not in [m.rel for m in windowed.matches]
+        anywhere = grep(ws, "hit", backend=backend)
+        assert not {"late.bin", "early.bin"} & {m.rel for m in anywhere.matches}

@@ -316,3 +316,91 @@ def test_file_types_and_media_types_are_upstreams(upstream, tmp_path):
             if not same and ext not in DELIBERATE_MEDIA:
                 differences.append(f".{ext}: upstream {str(theirs)[:120]!r}, ours {out.text[:120]!r}")
     assert not differences, "\n".join(differences)
+
+
+EDGES = [
+    ("search_file_content", {"pattern": "hit"}),
+    ("search_file_content", {"pattern": "hit", "include": "src/*.py"}),
+    ("search_file_content", {"pattern": "hit", "include": "src"}),
+    ("search_file_content", {"pattern": "hit", "include": "src/"}),
+    ("search_file_content", {"pattern": "hit", "include": "a"}),
+    ("search_file_content", {"pattern": "hit", "include": "*/x.txt"}),
+    ("search_file_content", {"pattern": "hit", "include": "src/**/*.py"}),
+    ("search_file_content", {"pattern": "hit", "include": "**/*.py"}),
+    ("search_file_content", {"pattern": "hit", "include": "s?c/m.py"}),
+    ("search_file_content", {"pattern": "hit", "include": "[s]rc/[!x]*"}),
+    ("search_file_content", {"pattern": "hit", "include": "SRC"}),
+    ("search_file_content", {"pattern": "x", "path": "loop1"}),
+    ("read_file", {"absolute_path": "{r}/e.txt", "offset": 1.5, "limit": 2}),
+    ("read_file", {"absolute_path": "{r}/e.txt", "offset": 0.5, "limit": 2.5}),
+    ("read_file", {"absolute_path": "{r}/e.txt", "offset": 1e-7, "limit": 2}),
+    ("read_file", {"absolute_path": "{r}/e.txt", "offset": 1.5}),
+    ("read_file", {"absolute_path": "{r}/loop1"}),
+    ("read_file", {"absolute_path": "{r}/self"}),
+    ("write_file", {"file_path": "{r}/newdir/", "content": "x"}),
+    ("write_file", {"file_path": "{r}/a.txt/", "content": "x"}),
+    ("write_file", {"file_path": "{r}/dirlink", "content": "x"}),
+    ("write_file", {"file_path": "{r}/dirlink/", "content": "x"}),
+    ("write_file", {"file_path": "{r}/loop1", "content": "x"}),
+    ("replace", {"file_path": "{r}/loop1", "old_string": "a", "new_string": "b"}),
+    ("replace", {"file_path": "{r}/a.txt/", "old_string": "hit", "new_string": "b"}),
+    ("list_directory", {"path": "{r}/loop1"}),
+    ("glob", {"pattern": "*", "path": "{r}/loop1"}),
+]
+"""Cases run with upstream's git-grep strategy: a ``command`` on the ``PATH`` lets its ``command -v git`` probe run,
+as on macOS (on Linux, where no ``command`` binary exists, upstream falls back to its JavaScript search)."""
+
+
+def build_edges(root: str) -> None:
+    """Names whose order git and JavaScript decide, NUL bytes either side of git's 8,000 bytes, links, loops."""
+    os.makedirs(root)
+    for rel in ("a-b/x.txt", "a.b", "a/x.txt", "2", "10", "01", "a.txt", "B.txt", "src/util/helpers.py", "src/m.py",
+                "srcx/n.py"):
+        Path(root, rel).parent.mkdir(parents=True, exist_ok=True)
+        Path(root, rel).write_text("hit\n")
+    Path(root, "late.bin").write_bytes(b"hit\n" + b"x" * 9000 + b"\x00\n")
+    Path(root, "early.bin").write_bytes(b"hit\n" + b"x" * 7000 + b"\x00\n")
+    Path(root, "edge.bin").write_bytes(b"hit\n" + b"x" * 7995 + b"\x00\n")  # NUL at byte 7,999
+    Path(root, "edge2.bin").write_bytes(b"hit\n" + b"x" * 7996 + b"\x00\n")  # NUL at byte 8,000
+    Path(root, "e.txt").write_text("".join(f"l{i}\n" for i in range(1, 12)))
+    os.makedirs(os.path.join(root, "realdir"))
+    os.symlink("realdir", os.path.join(root, "dirlink"))
+    os.symlink("loop2", os.path.join(root, "loop1"))
+    os.symlink("loop1", os.path.join(root, "loop2"))
+    os.symlink("self", os.path.join(root, "self"))
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+
+
+@pytest.mark.parametrize("backend", ["python", "rg"])
+def test_edge_cases_with_upstreams_git_grep_strategy(upstream, tmp_path, monkeypatch, backend):
+    shim = tmp_path / "shim"
+    shim.mkdir()
+    (shim / "command").write_text('#!/bin/sh\ncommand "$@"\n')
+    (shim / "command").chmod(0o755)
+    roots = {side: str(tmp_path / side) for side in ("upstream", "ours")}
+    for root in roots.values():
+        build_edges(root)
+
+    def filled(root: str) -> list[tuple[str, dict]]:
+        return [(tool, {k: v.replace("{r}", root) if isinstance(v, str) else v for k, v in params.items()})
+                for tool, params in EDGES]
+
+    lines = "".join(json.dumps({"root": roots["upstream"], "tool": tool, "params": params}) + "\n"
+                    for tool, params in filled(roots["upstream"]))
+    done = subprocess.run(["node", str(upstream / "driver.mjs")], input=lines, capture_output=True, text=True,
+                          timeout=300, cwd=upstream, check=False,
+                          env={**os.environ, "PATH": f"{shim}{os.pathsep}{os.environ['PATH']}"})
+    answers = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    assert len(answers) == len(EDGES), done.stderr[-2000:]
+    monkeypatch.setenv("AGENTTOOLS_SEARCH_BACKEND", backend)
+    differences = []
+    with agenttools.toolset("gemini", root=roots["ours"]) as reg:
+        for (tool, params), answer in zip(filled(roots["ours"]), answers, strict=True):
+            theirs = str(answer.get("llmContent", answer.get("thrown"))).replace(roots["upstream"], "{r}")
+            ours = reg.call(tool, params).text.replace(roots["ours"], "{r}")
+            if ours != theirs:
+                differences.append(f"{tool} {params}:\n  upstream {theirs!r}\n  ours     {ours!r}")
+    assert not differences, "\n".join(differences)
+    for side in roots.values():  # neither side wrote anything
+        assert not os.path.lexists(os.path.join(side, "newdir")) and Path(side, "a.txt").read_text() == "hit\n"
+        assert os.listdir(os.path.join(side, "realdir")) == []

@@ -592,3 +592,22 @@ def test_a_diff_past_the_step_limit_is_made_the_cheap_way():
                                                                (99, True, False), (2, False, False)]
     assert "".join(c.value for c in cheap if not c.added) == old
     assert "".join(c.value for c in cheap if not c.removed) == new
+
+
+def test_a_symlink_to_a_sibling_named_like_an_allowed_directory_is_a_symlink_target_outside(tmp_path):
+    """Upstream trims a space or quote before its check, so ``link -> ../proj `` passed; refused in its words."""
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    for sibling in ("proj ", 'proj"'):
+        (tmp_path / sibling).mkdir()
+        (tmp_path / sibling / "s.txt").write_text("secret\n")
+    os.symlink("../proj ", proj / "space")
+    os.symlink('../proj"', proj / "quote")
+    reg = agenttools.toolset("filesystem", allow_dirs=[str(proj)])
+    for link, target in (("space", f"{tmp_path}/proj "), ("quote", f'{tmp_path}/proj"')):
+        out = reg.call("list_directory", {"path": f"{proj}/{link}"})
+        assert out.is_error
+        assert out.text == f"Access denied - symlink target outside allowed directories: {target} not in {proj}"
+        out = reg.call("write_file", {"path": f"{proj}/{link}/n.txt", "content": "x"})
+        assert out.text == f"Access denied - symlink target outside allowed directories: {target} not in {proj}"
+        assert not (tmp_path / target / "n.txt").exists()

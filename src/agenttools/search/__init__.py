@@ -22,8 +22,18 @@ from agenttools._glob import GlobSyntaxError, compile_glob
 from agenttools._lazy import lazy_module
 from agenttools.errors import PatternError, ToolTimeoutError
 from agenttools.ignore import IgnoreRules, find_ignore_base, walk_files
+from agenttools.search.gitpathspec import compile_pathspec
 from agenttools.search.pattern import MAX_REPEAT_EXPANSION, compile_pattern, include_matcher
-from agenttools.search.results import FileHits, GlobMatch, GlobResult, GrepMatch, GrepResult, build_matches, path_key
+from agenttools.search.results import (
+    FileHits,
+    GlobMatch,
+    GlobResult,
+    GrepMatch,
+    GrepResult,
+    IncludeMatcher,
+    build_matches,
+    path_key,
+)
 from agenttools.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -33,10 +43,11 @@ else:  # the backends load with the first search: the ignore rules and results i
     _python = lazy_module("agenttools.search.python")
     _rg = lazy_module("agenttools.search.rg")
 
-__all__ = ["MAX_REPEAT_EXPANSION", "Backend", "GlobMatch", "GlobResult", "GrepMatch", "GrepResult", "compile_pattern",
-           "glob_files", "grep", "path_key"]
+__all__ = ["MAX_REPEAT_EXPANSION", "Backend", "GlobMatch", "GlobResult", "GrepMatch", "GrepResult", "IncludeSyntax",
+           "compile_pattern", "glob_files", "grep", "path_key"]
 
 Backend = Literal["auto", "rg", "python"]
+IncludeSyntax = Literal["glob", "git"]
 DEFAULT_GREP_TIMEOUT = 60.0
 
 
@@ -148,6 +159,8 @@ def grep(
     backend: Backend | None = None,
     max_matches: int | None = None,
     timeout: float = DEFAULT_GREP_TIMEOUT,
+    include_syntax: IncludeSyntax = "glob",
+    binary_window: int | None = None,
 ) -> GrepResult:
     """Find the lines matching a regular expression in the files below ``path``.
 
@@ -166,6 +179,13 @@ def grep(
         max_matches: Keep at most this many lines, the first in path order (``truncated`` tells). Files the
             workspace denies are left out before the lines are counted.
         timeout: Seconds before the search gives up with :class:`~agenttools.ToolTimeoutError`.
+        include_syntax: ``glob`` (above) or ``git``: ``include`` is a git pathspec, as ``git grep -- <include>``
+            reads it (:mod:`~agenttools.search.gitpathspec`: ``*`` and ``?`` match ``/``, a pathspec without
+            wildcards takes the path itself and everything below it), plus comma braces and, for an include without
+            ``/``, file names at any depth.
+        binary_window: A file is binary (never searched) when it holds a NUL byte and no UTF-16/32 byte-order mark:
+            anywhere (None), or within its first ``binary_window`` bytes (git's rule is 8,000); a NUL further on is
+            then part of the line it is in.
 
     Raises:
         PatternError: The regex or the include glob does not compile.
@@ -178,7 +198,8 @@ def grep(
         include = _relative_pattern(include, root)
         if include is None:  # an absolute include naming another place: nothing here matches it
             return GrepResult(root=root, pattern=pattern, matches=(), backend="python")
-    include_re = include_matcher(include)
+    include_re: IncludeMatcher | None = (include_matcher(include) if include_syntax == "glob"
+                                         else compile_pathspec(include) if include else None)
     rules = IgnoreRules(find_ignore_base(str(root), stop=str(ws.root))) if respect_gitignore else None
     if rules is not None and rules.ancestors_ignored(_rel_to_base(root, rules)):
         rules = None
@@ -191,11 +212,13 @@ def grep(
     keep = None if not ws.deny else (lambda file: ws.denied_by(file) is None)  # before counting toward the cap
     try:
         if choice != "python":
-            found = _rg.grep(root, pattern, include, include_re, rules, ignore_case=ignore_case,
-                             deadline=deadline, required=choice == "rg", limit=limit, keep=keep)
+            found = _rg.grep(root, pattern, include if include_syntax == "glob" else None, include_re, rules,
+                             ignore_case=ignore_case, deadline=deadline, required=choice == "rg", limit=limit,
+                             keep=keep, binary_window=binary_window)
             used = "rg"
         if found is None:
-            found = _python.grep_python(root, compiled, include_re, rules, deadline, limit, keep=keep)
+            found = _python.grep_python(root, compiled, include_re, rules, deadline, limit, keep=keep,
+                                        binary_window=binary_window)
             used = "python"
     except CallCancelledError:
         raise  # not a timeout: nobody waits for the answer

@@ -25,7 +25,7 @@ from agenttools._calls import CallScope, current_scope, raise_if_cancelled
 from agenttools._lazy import lazy_module
 from agenttools._text import detect_bom, open_regular, read_fd
 from agenttools.ignore import ALWAYS_SKIPPED, IgnoreRules, walk_files
-from agenttools.search.results import FileHits
+from agenttools.search.results import FileHits, IncludeMatcher
 
 if TYPE_CHECKING:
     from concurrent import futures
@@ -41,8 +41,16 @@ _LARGE = 16 << 20  # read whole below this
 _BLOCK = 4 << 20  # block size above it
 
 
-def decode_for_search(data: bytes) -> str | None:
-    """The text to search, or None for a binary file (a NUL byte and no UTF-16/32 byte-order mark)."""
+def _has_nul(data: bytes, window: int | None) -> bool:
+    """Whether ``data`` holds a NUL byte that makes it binary: anywhere, or within its first ``window`` bytes."""
+    return b"\x00" in (data if window is None else data[:window])
+
+
+def decode_for_search(data: bytes, window: int | None = None) -> str | None:
+    """The text to search, or None for a binary file (a NUL byte and no UTF-16/32 byte-order mark).
+
+    With ``window``, only a NUL within the first ``window`` bytes makes a file binary (git's rule, 8,000 bytes).
+    """
     found = detect_bom(data[:4])
     if found is not None and found[1] != "utf-8":
         bom, encoding = found
@@ -50,7 +58,7 @@ def decode_for_search(data: bytes) -> str | None:
             return data[len(bom):].decode(encoding)
         except UnicodeDecodeError:
             return None
-    if b"\x00" in data:
+    if _has_nul(data, window):
         return None
     if found is not None:  # UTF-8 with a BOM: strict, as every BOM decides the encoding
         try:
@@ -119,7 +127,8 @@ class _Prefilter:
     ``beyond_ascii`` tells whether other bytes may hold it.
     """
 
-    def __init__(self, literal: str, ignore_case: bool) -> None:
+    def __init__(self, literal: str, ignore_case: bool, window: int | None = None) -> None:
+        self.window = window
         flags = regex.IGNORECASE if ignore_case else 0  # on bytes: ASCII letters only, as lowercasing them
         self.pattern = regex.compile(regex.escape(literal.encode("ascii")), flags)
         self.find = self.pattern.search
@@ -133,7 +142,7 @@ class _Prefilter:
         """Whether bytes that are not all ASCII may hold the text."""
         if data[:2] in (b"\xff\xfe", b"\xfe\xff") or data[:4] == b"\x00\x00\xfe\xff":
             return True  # UTF-16/32: the text is not in these bytes as ASCII (a UTF-8 BOM is UTF-8 text)
-        if b"\x00" in data:
+        if _has_nul(data, self.window):
             return False  # binary: never searched
         return self._find_folded(data, concurrent=True) is not None
 
@@ -159,15 +168,17 @@ def plain_text(pattern: str) -> str | None:
 class _Query:
     """A compiled pattern and the byte-level shortcuts it allows."""
 
-    def __init__(self, compiled: regex.Pattern[str]) -> None:
+    def __init__(self, compiled: regex.Pattern[str], window: int | None = None) -> None:
         self.compiled = compiled
+        self.window = window
+        """Only a NUL within this many first bytes makes a file binary (None: anywhere)."""
         ignore_case = bool(compiled.flags & regex.IGNORECASE)
         plain = plain_text(compiled.pattern)
         self.plain = plain is not None
         """The pattern is plain text: in an ASCII file, ``test.find`` finds the same lines (no ASCII character
         matches a non-ASCII one), and the file need not be decoded."""
         literal = plain or required_literal(compiled.pattern)
-        self.test = None if literal is None else _Prefilter(literal, ignore_case)
+        self.test = None if literal is None else _Prefilter(literal, ignore_case, window)
         """The raw-bytes test, when the pattern has a required plain text."""
 
 
@@ -217,7 +228,7 @@ def _search_file(path: str, query: _Query, deadline: float, most: int | None = N
     fd, size = opened
     try:
         if size > _LARGE:
-            return _search_blocks(fd, query.compiled, deadline, most, scope) or []
+            return _search_blocks(fd, query.compiled, deadline, most, scope, query.window) or []
         data = read_fd(fd, size)
     except OSError:
         return []
@@ -231,19 +242,21 @@ def _search_file(path: str, query: _Query, deadline: float, most: int | None = N
         elif test.find(data, concurrent=True) is None:
             return []
         elif query.plain:
-            if b"\x00" in data:
+            if _has_nul(data, query.window):
                 return []  # binary
             return [(number, line.decode("ascii")) for number, line in _grep_text(
                 test.pattern, data, b"\n", deadline, most, literal=True)]
-    text = decode_for_search(data)
+    text = decode_for_search(data, query.window)
     if text is None:
         return []
     return [(number, display(line)) for number, line in _grep_text(query.compiled, text, "\n", deadline, most)]
 
 
 def _search_blocks(fd: int, compiled: regex.Pattern[str], deadline: float, most: int | None = None,
-                   scope: CallScope | None = None) -> list[tuple[int, str]] | None:
+                   scope: CallScope | None = None, window: int | None = None) -> list[tuple[int, str]] | None:
     """Search a large file block by block, each block ending at a line end; None when it turns out binary.
+
+    With ``window``, only a NUL within the first ``window`` bytes makes it binary (blocks are larger than that).
 
     Past the first ``most`` hits the rest is only read for what makes the file binary (a NUL, bad UTF-16/32).
     """
@@ -253,12 +266,15 @@ def _search_blocks(fd: int, compiled: regex.Pattern[str], deadline: float, most:
     decoder = codecs.getincrementaldecoder(encoding)(errors)
     hits: list[tuple[int, str]] = []
     carry, first_line = "", 1
+    first = True
     while True:
         raise_if_cancelled(scope)
         chunk = os.read(fd, _BLOCK)
         final = not chunk
-        if (not found or encoding == "utf-8") and b"\x00" in chunk:  # only UTF-16/32 text holds NUL bytes
+        if ((not found or encoding == "utf-8") and (window is None or first)
+                and _has_nul(chunk, window)):  # only UTF-16/32 text holds NUL bytes
             return None
+        first = False
         if most is not None and len(hits) >= most:
             if found:  # still decode, for the error that makes it binary; nothing else is needed of it
                 try:
@@ -288,7 +304,7 @@ _BATCH = 64
 Keep = Callable[[str], bool]
 
 
-def _targets(root: Path, include: regex.Pattern[str] | None, rules: IgnoreRules | None, keep: Keep | None,
+def _targets(root: Path, include: IncludeMatcher | None, rules: IgnoreRules | None, keep: Keep | None,
              ordered: bool) -> Iterator[tuple[str, str]]:
     for rel, entry, _ in walk_files(str(root), rules=rules, skip_dirs=ALWAYS_SKIPPED, ordered=ordered):
         if (include is None or include.match(rel)) and (keep is None or keep(entry.path)):
@@ -306,17 +322,20 @@ def _grep_files(batch: list[tuple[str, str]], query: _Query, deadline: float,
     return found
 
 
-def grep_python(root: Path, compiled: regex.Pattern[str], include: regex.Pattern[str] | None,
+def grep_python(root: Path, compiled: regex.Pattern[str], include: IncludeMatcher | None,
                 rules: IgnoreRules | None, deadline: float, limit: int | None = None, *,
-                keep: Keep | None = None) -> list[FileHits]:
+                keep: Keep | None = None, binary_window: int | None = None) -> list[FileHits]:
     """Each matching file's lines, files in any order; those for which ``keep(path)`` is false are not searched.
+
+    A file with a NUL byte (within its first ``binary_window`` bytes, when given) and no UTF-16/32 byte-order mark
+    is binary and not searched.
 
     With ``limit``, files are searched one by one in path order until ``limit`` matching lines are found (the last
     file read only up to them). Without, in batches on a few threads where there are more than two cores (reads
     and ``regex`` searches release the GIL, but the walk and the glue hold it: measured on two cores, one thread
     was faster, also for a capped search with threads searching ahead in path order).
     """
-    query = _Query(compiled)
+    query = _Query(compiled, binary_window)
     scope = current_scope()  # the pool's threads do not have the call's context: it is passed to them
     if limit is not None:
         found: list[FileHits] = []

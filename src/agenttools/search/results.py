@@ -5,13 +5,22 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 from types import MemberDescriptorType
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import attrs
 
 from agenttools._display import MarkdownRepr
 
-__all__ = ["FileHits", "GlobMatch", "GlobResult", "GrepMatch", "GrepResult", "build_matches", "path_key"]
+__all__ = ["FileHits", "GlobMatch", "GlobResult", "GrepMatch", "GrepResult", "IncludeMatcher", "build_matches",
+           "path_key"]
+
+
+class IncludeMatcher(Protocol):
+    """What filters the files a grep searches: a compiled glob, or a git pathspec; a true result includes."""
+
+    def match(self, rel: str, /) -> object:
+        """Whether the path relative to the search directory (``/``-separated) is included (truthy)."""
+        ...
 
 
 @attrs.frozen(kw_only=True)

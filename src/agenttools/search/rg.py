@@ -34,7 +34,7 @@ from agenttools._calls import CallCancelledError, current_scope
 from agenttools._lazy import lazy_module
 from agenttools._text import detect_bom, open_regular, read_regular
 from agenttools.ignore import IgnoreRules
-from agenttools.search.results import FileHits, path_key
+from agenttools.search.results import FileHits, IncludeMatcher, path_key
 
 if TYPE_CHECKING:
     import regex
@@ -121,7 +121,7 @@ def grep(
     root: Path,
     pattern: str,
     include: str | None,
-    include_re: regex.Pattern[str] | None,
+    include_re: IncludeMatcher | None,
     rules: IgnoreRules | None,
     *,
     ignore_case: bool,
@@ -129,11 +129,16 @@ def grep(
     required: bool,
     limit: int | None = None,
     keep: Callable[[str], bool] | None = None,
+    binary_window: int | None = None,
 ) -> list[FileHits] | None:
     """Search with ripgrep; None when it cannot serve this query (the caller then uses Python).
 
     Files come in any order. With ``limit``, they hold at least the first ``limit`` matching lines in path order
     (when there are that many), and maybe more; files for which ``keep(path)`` is false are left out before counting.
+    ``include`` is a glob ripgrep applies to names (without ``/``) or that ``include_re`` applies to paths; without
+    it, ``include_re`` (a git pathspec) filters every path. With ``binary_window``, ripgrep reports every binary file
+    with a match (``--binary``); one whose NUL bytes all lie past the window is text after all, and the search is
+    left to the Python backend (None).
     """
     binary = find_rg()
     if binary is None:
@@ -145,11 +150,13 @@ def grep(
         args.insert(1, "--ignore-case")
     if include and "/" not in include.rstrip("/"):
         args[1:1] = [f"--type-add=agtinclude:{include}", "--type=agtinclude"]
-    anchored = include if include and "/" in include.rstrip("/") else None
+    if binary_window is not None:
+        args.insert(1, "--binary")
+    filtered = include_re if include is None or "/" in include.rstrip("/") else None
     if len(os.fsencode(pattern)) > _MAX_ARG:
         return None  # one argument over the kernel's limit fails with E2BIG: the Python backend serves it
     try:
-        return _grep(root, args, _Parsed(root, anchored, include_re, keep, limit), rules, deadline)
+        return _grep(root, args, _Parsed(root, filtered, keep, limit, binary_window), rules, deadline)
     except RipgrepStuckError:
         return None  # an ignore file is a FIFO or a device: the Python backend passes it by (it never opens one)
     except _Unparsable:
@@ -378,6 +385,9 @@ class _Ripgrep:
 
 
 _WARNING = b": WARNING: stopped searching binary file after match"
+_BINARY_MATCHES = b": binary file matches (found "
+_BINARY_LINE = re.compile(rb'^\./(.*): binary file matches \(found "\\0" byte around offset [0-9]+\)$', re.MULTILINE)
+"""What ``--binary`` prints, in place of its lines, for a binary file with a match."""
 _TEXT_LINE = re.compile(r"^([0-9]+):(.*)$", re.MULTILINE)  # "." takes anything but a line feed (a CR stays)
 
 
@@ -395,11 +405,14 @@ class _Parsed:
     (and its binary warning) in one piece, so a file is complete when the next one starts.
     """
 
-    def __init__(self, root: Path, anchored: str | None, include_re: regex.Pattern[str] | None,
-                 keep: Callable[[str], bool] | None, limit: int | None) -> None:
-        self._args = (root, anchored, include_re, keep, limit)
+    def __init__(self, root: Path, include_re: IncludeMatcher | None, keep: Callable[[str], bool] | None,
+                 limit: int | None, window: int | None = None) -> None:
+        self._args = (root, include_re, keep, limit, window)
         self.base = str(root).rstrip(os.sep) + os.sep
-        self.include_re = include_re if anchored is not None else None
+        self.include_re = include_re
+        """Filters the paths ripgrep prints (None: ripgrep filtered them, or there is no include)."""
+        self.window = window
+        """Only a NUL within this many first bytes makes a file binary (None: anywhere)."""
         self.keep = keep
         self.limit = limit
         self.files: dict[str, list[bytes]] = {}
@@ -427,7 +440,7 @@ class _Parsed:
     def _start(self, name: bytes) -> None:
         self.current = rel = os.fsdecode(name).removeprefix("./")
         self._hits = None
-        self._included = self.include_re is None or self.include_re.match(rel) is not None
+        self._included = self.include_re is None or bool(self.include_re.match(rel))
         if not self._included:
             return
         self.matched = True  # a file is printed only with a line
@@ -447,6 +460,8 @@ class _Parsed:
         empty line before the next file. The lines of a file that is not kept are passed over unsplit.
         """
         self._check_names(output)
+        if self.window is not None and _BINARY_MATCHES in output:  # --binary: files with a match, not printed
+            self.binary.update(os.fsdecode(name) for name in _BINARY_LINE.findall(output))
         pos, end = 0, len(output)
         while pos < end:
             nul = output.find(b"\x00", pos)
@@ -478,7 +493,8 @@ class _Parsed:
             if start == len(output):
                 continue  # the empty line ends the block: the next block starts with a name
             nul, feed = output.find(b"\x00", start), output.find(b"\n", start)
-            if nul < 0 or 0 <= feed < nul:
+            if (nul < 0 or 0 <= feed < nul) and not (self.window is not None and _BINARY_LINE.match(
+                    output, start, len(output) if feed < 0 else feed)):
                 raise _Unparsable
         self._name_next = output.endswith(b"\n") or output == b""  # b"": the empty line between files
 
@@ -521,8 +537,13 @@ class _Parsed:
 
     def result(self) -> list[FileHits]:
         """The files kept and not binary (with a ``limit``, the first ``limit`` lines in path order), parsed."""
-        files, base, room = self.files, self.base, self.limit
-        drop = self.binary | {rel for rel in self.suspect if rel in files and _is_binary_late(base + rel)}
+        files, base, room, window = self.files, self.base, self.limit, self.window
+        if window is not None:
+            for rel in self.binary:
+                if ((self.include_re is None or self.include_re.match(rel))
+                        and (self.keep is None or self.keep(base + rel)) and not _is_binary_late(base + rel, window)):
+                    raise _Unparsable  # its NUL bytes lie past the window: text, which ripgrep did not print
+        drop = self.binary | {rel for rel in self.suspect if rel in files and _is_binary_late(base + rel, window)}
         kept = [(rel, segments) for rel, segments in files.items() if rel not in drop]
         if room is not None:
             kept.sort(key=lambda file: path_key(file[0]))
@@ -552,11 +573,12 @@ def _count_lines(segment: bytes) -> int:
     return lines - segment.startswith(b"\n") - segment.endswith(b"\n")
 
 
-def _is_binary_late(path: str) -> bool:
+def _is_binary_late(path: str, window: int | None = None) -> bool:
     """Whether the Python backend treats as binary a file ripgrep reported lines of (read again, in full).
 
     A file with a byte-order mark is binary when it does not decode; one without a UTF-16/32 one, when it holds a
-    NUL byte (ripgrep skips a file whose first buffer holds one, so a smaller file cannot).
+    NUL byte (ripgrep skips a file whose first buffer holds one, so a smaller file cannot), or with ``window``,
+    when one of its first ``window`` bytes is NUL.
     """
     opened = open_regular(path)  # without blocking, fstat-checked: a FIFO swapped in is binary, never read
     if opened is None:
@@ -574,6 +596,8 @@ def _is_binary_late(path: str) -> bool:
             decoder.decode(b"", final=True)
             if encoding != "utf-8":
                 return False  # UTF-16/32 text holds NUL bytes; UTF-8 with a BOM is binary with one, as without
+        if window is not None:
+            return b"\x00" in os.pread(fd, window, 0)
         if size <= _RG_BUFFER:
             return False
         with mmap.mmap(fd, 0, access=mmap.ACCESS_READ) as view:

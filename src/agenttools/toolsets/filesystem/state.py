@@ -158,7 +158,7 @@ def _resolve_missing(state: State, absolute: str, denied: str) -> str:
         if not matches:
             return os.path.join(current, *parts[index:])
         current = _realpath(os.path.join(current, matches[0]))
-        if not within(normalize_path(current), allowed):
+        if not within(normalize_path(current), allowed) or not within(current, allowed):  # (untrimmed too)
             raise fail(f"Access denied - symlink target outside allowed directories: {current} not in {denied}")
     return current
 
@@ -198,7 +198,8 @@ def valid_path(state: State, requested: str) -> str:
                 raise fail(f"Parent directory does not exist: {os.path.dirname(absolute)}") from None
             raise fail(node_error(missing, "realpath", absolute)) from None
     else:
-        if not within(normalize_path(real), allowed):
+        # upstream checks only the trimmed copy: a link to the sibling "/abs/a " passed; we check the real path too
+        if not within(normalize_path(real), allowed) or not within(real, allowed):
             raise fail(f"Access denied - symlink target outside allowed directories: {real} not in {denied}",
                        "outside_root")
     state.workspace.resolve(real)  # deny globs; containment once more on the real path

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 from typing import Any
 
 from agenttools import edit, files
@@ -31,6 +32,7 @@ from agenttools.toolsets.gemini.state import (
     MAX_SVG_BYTES,
     State,
     absolute_inside,
+    eloop,
     in_git_repo,
 )
 from agenttools.toolsets.gemini.texts import invalid, num
@@ -53,7 +55,8 @@ def _ignored_by_pattern(name: str, patterns: list[str]) -> bool:
 def list_directory(state: State, args: dict[str, Any]) -> str:
     """``list_directory``: a directory's entries, folders first, with upstream's ignore and git-ignore rules."""
     path = args["path"]
-    real = absolute_inside(state, path, f"Path must be absolute: {path}", label="Path")
+    real = absolute_inside(state, path, f"Path must be absolute: {path}", label="Path",
+                           loop=ToolFailure(f"Error listing directory: {eloop(path).replace(', open ', ', stat ')}"))
     try:
         st = os.stat(real)
     except OSError as exc:
@@ -107,7 +110,7 @@ def read_file(state: State, args: dict[str, Any]) -> str | ToolOutput:
     """``read_file``: a text file's lines (paged by offset/limit), an image or PDF as a content block."""
     path = args["absolute_path"]
     real = absolute_inside(state, path, f"File path must be absolute, but was relative: {path}. You must provide "
-                                         "an absolute path.")
+                                         "an absolute path.", loop=ToolFailure(f"File not found: {path}"))
     offset, limit = args.get("offset"), args.get("limit")
     if offset is not None and offset < 0:
         raise invalid("Offset must be a non-negative number")
@@ -120,11 +123,14 @@ def read_file(state: State, args: dict[str, Any]) -> str | ToolOutput:
         raise ToolFailure(f"File not found: {path}")
     if os.path.isdir(real):
         raise ToolFailure(f"Path is a directory, not a file: {path}")
-    start = int(offset or 0)
-    count = int(limit) if limit is not None else DEFAULT_LINES
+    # upstream's arithmetic on JavaScript numbers: a fractional offset or limit shows in the header ("lines
+    # 2.5-3.5"), and slice() truncates both ends of the range it reads
+    start = offset or 0
+    count = limit if limit is not None else DEFAULT_LINES
+    first = int(start)
     try:
-        result = files.read_file(state.workspace, real, offset=start, limit=count, max_line_chars=MAX_LINE_CHARS,
-                                 max_size=state.workspace.max_file_size)
+        result = files.read_file(state.workspace, real, offset=first, limit=max(int(start + count) - first, 0),
+                                 max_line_chars=MAX_LINE_CHARS, max_size=state.workspace.max_file_size)
     except FileTooLargeError as exc:
         raise ToolFailure(f"Error reading file {path}: File size exceeds the {_mb(state)} limit: {path} "
                           f"({exc.size / (1024 * 1024):.2f}MB)") from None
@@ -146,7 +152,7 @@ def read_file(state: State, args: dict[str, Any]) -> str | ToolOutput:
     end = min(start + count, result.total_lines)
     header = ""
     if end < result.total_lines:
-        header = (f"[File content truncated: showing lines {min(start, result.total_lines) + 1}-{end} of "
+        header = (f"[File content truncated: showing lines {num(min(start, result.total_lines) + 1)}-{num(end)} of "
                   f"{result.total_lines} total lines. Use offset/limit parameters to view more.]\n")
     elif result.cut_lines:
         header = ("[File content partially truncated: some lines exceeded maximum length of "
@@ -157,15 +163,23 @@ def read_file(state: State, args: dict[str, Any]) -> str | ToolOutput:
 # --- write_file and replace ----------------------------------------------------------------------------------
 
 def _unreadable(real: str, path: str) -> str | None:
-    """Node's text when an existing file cannot be opened for reading (upstream reads before it writes), else None."""
+    """Node's text when an existing file cannot be read (upstream reads before it writes), else None.
+
+    A path ending in ``/`` is opened so (``a.txt/``: ``ENOTDIR``); a directory opens but cannot be read
+    (``EISDIR: illegal operation on a directory, read``, with no path, as Node's ``read`` on a descriptor).
+    """
     try:
-        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = os.open(real + "/" if path.endswith("/") else real,
+                     os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
     except (PermissionError, NotADirectoryError) as exc:  # Node's readFileSync throws these, not ENOENT
         return node_error(exc, "open", path)
     except OSError:
-        return None  # missing, a directory, a symlink: the write or edit itself says what is wrong
-    os.close(fd)
-    return None
+        return None  # missing, a symlink: the write or edit itself says what is wrong
+    try:
+        is_dir = stat.S_ISDIR(os.fstat(fd).st_mode)
+    finally:
+        os.close(fd)
+    return f"{node_error(IsADirectoryError(errno.EISDIR, 'directory'), 'read')}" if is_dir else None
 
 
 def _os_text(exc: BaseException, path: str) -> str:
@@ -181,7 +195,8 @@ def _os_text(exc: BaseException, path: str) -> str:
 def write_file(state: State, args: dict[str, Any]) -> str:
     """``write_file``: create or overwrite a file with the given content."""
     path = args["file_path"]
-    real = absolute_inside(state, path, f"File path must be absolute: {path}")
+    real = absolute_inside(state, path, f"File path must be absolute: {path}",
+                           loop=ToolFailure(f"Error checking existing file {path}: {eloop(path)}"))
     try:
         if os.path.lexists(path) and os.path.isdir(path) and not os.path.islink(path):
             raise invalid(f"Path is a directory, not a file: {path}")
@@ -191,7 +206,9 @@ def write_file(state: State, args: dict[str, Any]) -> str:
     if unreadable is not None:  # upstream reads the old content first: "Error checking existing file"
         raise ToolFailure(f"Error checking existing file {path}: {unreadable}")
     try:
-        result = files.write_file(state.workspace, real, args["content"], max_size=state.workspace.max_file_size)
+        # a final "/" names a directory: the family refuses it (EISDIR), as Node's writeFileSync does
+        target = real + "/" if path.endswith("/") else real
+        result = files.write_file(state.workspace, target, args["content"], max_size=state.workspace.max_file_size)
     except IsDirectoryError:
         raise ToolFailure(f"Error writing to file {path}: Error writing to file: "
                           f"EISDIR: illegal operation on a directory, open '{path}'") from None
@@ -205,7 +222,8 @@ def write_file(state: State, args: dict[str, Any]) -> str:
 def replace(state: State, args: dict[str, Any]) -> str:
     """``replace``: replace an exact text (the expected number of times), or create a file from an empty one."""
     path = args["file_path"]
-    real = absolute_inside(state, path, f"File path must be absolute: {path}")
+    real = absolute_inside(state, path, f"File path must be absolute: {path}",
+                           loop=ToolFailure(f"Error preparing edit: {eloop(path)}"))
     expected = args.get("expected_replacements", 1)
     expected = int(expected) if float(expected).is_integer() else expected
     unreadable = _unreadable(real, path)

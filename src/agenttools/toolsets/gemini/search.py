@@ -17,6 +17,8 @@ from agenttools.toolsets.gemini.texts import invalid, js_regex_error
 __all__ = ["glob", "search_file_content"]
 
 MAX_LINE_CHARS = 2000  # as read_file: a longer matching line is cut, so a search's output stays bounded
+GIT_BINARY_WINDOW = 8000  # git grep: a file is binary when a NUL byte lies in its first 8,000 bytes
+_MAX_INDEX = 2**32 - 2  # the largest array index: a JavaScript object lists such keys first, in numeric order
 
 # what JavaScript's String.prototype.trim() removes: WhiteSpace (with U+FEFF and category Zs) and LineTerminator
 _JS_WHITESPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
@@ -36,6 +38,17 @@ def _check_length(args: dict[str, Any], *names: str) -> None:
             raise invalid(f"params/{name} must NOT have more than {MAX_PATTERN_CHARS} characters")
 
 
+def _file_order(rel: str) -> tuple[int, int, bytes]:
+    """Upstream's order of files: git grep's (whole paths, bytewise), then an object's keys (array indexes first).
+
+    Upstream groups the lines in a plain object keyed by path; JavaScript lists keys that are array indexes
+    (``2``, ``10``; not ``01``) first, in numeric order, and the rest in insertion order, which is git's.
+    """
+    if rel.isdigit() and rel.isascii() and (rel == "0" or rel[0] != "0") and int(rel) <= _MAX_INDEX:
+        return 0, int(rel), b""
+    return 1, 0, rel.encode("utf-8", "surrogateescape")
+
+
 def search_file_content(state: State, args: dict[str, Any]) -> str:
     """``search_file_content``: matching lines grouped by file, in path order, up to the toolset's cap."""
     _check_length(args, "pattern", "include")
@@ -50,7 +63,7 @@ def search_file_content(state: State, args: dict[str, Any]) -> str:
     absolute = os.path.normpath(os.path.join(state.root, given or "."))
     outside = (f'Path validation failed: Attempted path "{given or "."}" resolves outside the allowed root '
                f'directory "{state.root}".')
-    real = inside(state, absolute, outside)
+    real = inside(state, absolute, outside, loop=invalid(f"Path does not exist: {absolute}"))
     try:
         os.stat(real)
     except FileNotFoundError as exc:
@@ -62,7 +75,8 @@ def search_file_content(state: State, args: dict[str, Any]) -> str:
         raise invalid(f"Failed to access path stats for {absolute}: Error: Path is not a directory: {absolute}")
     try:
         result = search.grep(state.workspace, pattern, path=real, include=include or None,
-                             respect_gitignore=in_git_repo(real), max_matches=state.max_matches)
+                             respect_gitignore=in_git_repo(real), max_matches=state.max_matches,
+                             include_syntax="git", binary_window=GIT_BINARY_WINDOW)
     except (AgentToolsError, OSError) as exc:
         raise ToolFailure(f"Error during grep search operation: {exc}") from None
     shown = given or "."
@@ -73,7 +87,8 @@ def search_file_content(state: State, args: dict[str, Any]) -> str:
     term = "match" if count == 1 else "matches"
     parts = [f'Found {count} {term} for pattern "{pattern}" in path "{shown}"{where}:\n---\n']
     append, current, sep = parts.append, None, os.sep  # one pass over maybe 20,000 lines: locals, no helpers
-    for match in result.matches:
+    # files in upstream's order; sorted() is stable, so each file's lines stay ascending
+    for match in sorted(result.matches, key=lambda m: _file_order(m.rel)):
         rel = match.rel
         if rel != current:
             shown_rel = rel if sep == "/" else rel.replace("/", sep)
@@ -96,7 +111,8 @@ def glob(state: State, args: dict[str, Any]) -> str:
     pattern, given = args["pattern"], args.get("path")
     absolute = os.path.normpath(os.path.join(state.root, given or "."))
     real = inside(state, absolute,
-                   f'Search path ("{absolute}") resolves outside the tool\'s root directory ("{state.root}").')
+                  f'Search path ("{absolute}") resolves outside the tool\'s root directory ("{state.root}").',
+                  loop=invalid(f"Search path does not exist {absolute}"))
     if not os.path.exists(real):
         raise invalid(f"Search path does not exist {absolute}")
     if not os.path.isdir(real):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from agenttools.errors import OutsideWorkspaceError, PathError
+from agenttools.errors import OutsideWorkspaceError, PathError, ToolFailure
 from agenttools.ignore import find_ignore_base
 from agenttools.sandbox import Sandbox
 from agenttools.shell import new_session
@@ -12,7 +12,7 @@ from agenttools.toolsets.gemini.texts import invalid
 from agenttools.workspace import Workspace
 
 __all__ = ["DEFAULT_LINES", "MAX_LINE_CHARS", "MAX_READ_BYTES", "MAX_SVG_BYTES", "RECENT_SECONDS", "State",
-           "absolute_inside", "in_git_repo", "inside"]
+           "absolute_inside", "eloop", "in_git_repo", "inside"]
 
 MAX_READ_BYTES = 20 * 1024 * 1024
 """Upstream's read limit: the default ``max_file_size`` of the gemini toolset."""
@@ -52,18 +52,32 @@ def in_git_repo(path: str) -> bool:
     return os.path.exists(os.path.join(find_ignore_base(path), ".git"))
 
 
-def inside(state: State, path: str, message: str) -> str:
-    """The real path of an absolute path argument; ``invalid(message)`` when it escapes the root."""
+def inside(state: State, path: str, message: str, loop: ToolFailure) -> str:
+    """The real path of an absolute path argument; ``invalid(message)`` when it escapes the root.
+
+    A symlink loop raises ``loop``: upstream's text for it, which each tool words its own way (Node's ``ELOOP``,
+    or "not found" where upstream asks ``existsSync``).
+    """
     try:
         return str(state.workspace.resolve(path))
     except OutsideWorkspaceError:
         raise invalid(message) from None
-    except PathError as exc:  # a NUL byte or a symlink loop: say so rather than "outside the root"
-        raise invalid(f"{exc}: {path!r}") from None
+    except PathError as exc:  # a NUL byte (our text: upstream's is a Node crash) or a symlink loop (upstream's)
+        if "\x00" in path:
+            raise invalid(f"path contains a NUL byte: {path!r}") from None
+        raise loop from exc
 
 
-def absolute_inside(state: State, path: str, relative: str, label: str = "File path") -> str:
-    """Upstream's two path checks: absolute (else ``invalid(relative)``), then inside the root; the real path."""
+def absolute_inside(state: State, path: str, relative: str, loop: ToolFailure, label: str = "File path") -> str:
+    """Upstream's two path checks: absolute (else ``invalid(relative)``), then inside the root; the real path.
+
+    ``loop`` is raised for a symlink loop (see :func:`inside`).
+    """
     if not os.path.isabs(path):
         raise invalid(relative)
-    return inside(state, path, f"{label} must be within the root directory ({state.root}): {path}")
+    return inside(state, path, f"{label} must be within the root directory ({state.root}): {path}", loop)
+
+
+def eloop(path: str) -> str:
+    """Node's text for a symlink loop met opening ``path`` (``open`` names it as given)."""
+    return f"ELOOP: too many symbolic links encountered, open '{path}'"

@@ -6,6 +6,8 @@ not a ToolFailure.
 
 from __future__ import annotations
 
+import decimal
+import math
 from typing import Any
 
 from agenttools.errors import ArgumentsError, ToolFailure, UnknownToolError
@@ -134,8 +136,26 @@ PARAMETERS: dict[str, dict[str, Any]] = {
 
 
 def num(value: Any) -> str:
-    """A number as JavaScript prints it (``3``, not ``3.0``)."""
-    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+    """A number as JavaScript's ``String(number)`` prints it: ``3`` (not ``3.0``), ``2.5``, ``1e-7``, ``1e+21``."""
+    if not isinstance(value, float):
+        return str(value)
+    if not math.isfinite(value):
+        return "NaN" if math.isnan(value) else "Infinity" if value > 0 else "-Infinity"
+    if value == 0:
+        return "0"
+    sign = "-" if value < 0 else ""
+    digits_tuple, exponent = decimal.Decimal(repr(abs(value))).normalize().as_tuple()[1:]
+    digits = "".join(map(str, digits_tuple))
+    assert isinstance(exponent, int)  # noqa: S101 - finite
+    k, n = len(digits), len(digits) + exponent  # value = 0.digits x 10^n, digits shortest (as ECMAScript's)
+    if k <= n <= 21:
+        return sign + digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return sign + digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return sign + "0." + "0" * -n + digits
+    mantissa = digits[0] + ("." + digits[1:] if k > 1 else "")
+    return f"{sign}{mantissa}e{'+' if n - 1 >= 0 else '-'}{abs(n - 1)}"
 
 
 def js_regex_error(pattern: str, reason: str) -> str:
