@@ -13,6 +13,7 @@ ascending order. ``AGENTTOOLS_SEARCH_BACKEND=auto|rg|python`` (or ``backend=``) 
 from __future__ import annotations
 
 import os
+import re
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -22,7 +23,7 @@ from agenttools._glob import GlobSyntaxError, compile_glob
 from agenttools._lazy import lazy_module
 from agenttools.errors import PatternError, ToolTimeoutError
 from agenttools.ignore import IgnoreRules, find_ignore_base, walk_files
-from agenttools.search.gitpathspec import compile_pathspec
+from agenttools.search.gitpathspec import compile_pathspec, expand_braces
 from agenttools.search.pattern import MAX_REPEAT_EXPANSION, compile_pattern, include_matcher
 from agenttools.search.results import (
     FileHits,
@@ -55,6 +56,18 @@ def _rel_to_base(root: Path, rules: IgnoreRules) -> str:
     """``root`` relative to the ignore base, ``/``-separated (``""`` for the base itself)."""
     rel = os.path.relpath(root, rules.base).replace(os.sep, "/")
     return "" if rel == "." else rel
+
+
+def _names_by_suffix(include: str | None) -> bool:
+    """Whether a git pathspec include takes exactly the files whose name ends in a literal (``*.py``, ``*.{c,h}``).
+
+    Such a pathspec matches a path exactly when its name matches (``*`` takes the directories), so ripgrep can
+    narrow its walk with it as a glob on names instead of reading every file for Python to filter.
+    """
+    return bool(include) and all(_SUFFIX_ONLY.fullmatch(alternative) for alternative in expand_braces(include or ""))
+
+
+_SUFFIX_ONLY = re.compile(r"\*[^*?\[\\/{},]+")
 
 
 def _relative_pattern(pattern: str, root: Path) -> str | None:
@@ -212,7 +225,8 @@ def grep(
     keep = None if not ws.deny else (lambda file: ws.denied_by(file) is None)  # before counting toward the cap
     try:
         if choice != "python":
-            found = _rg.grep(root, pattern, include if include_syntax == "glob" else None, include_re, rules,
+            found = _rg.grep(root, pattern, include if include_syntax == "glob" or _names_by_suffix(include) else None,
+                             include_re, rules,
                              ignore_case=ignore_case, deadline=deadline, required=choice == "rg", limit=limit,
                              keep=keep, binary_window=binary_window)
             used = "rg"
