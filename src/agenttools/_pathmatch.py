@@ -136,19 +136,27 @@ class PathMatcher:
     """A compiled path pattern: does a ``/``-separated text match it as a whole (or, with ``below``, a parent)?
 
     ``tails`` are literal endings one of which every match has (``.py`` for ``**/*.py``): a text without one is
-    turned away by ``str.endswith``, a fraction of the cost of asking RE2. The alternatives are translated and
+    turned away by ``str.endswith``, a fraction of the cost of asking RE2, and when every alternative is
+    ``**/*`` and a literal, a text with one is a match without asking. The alternatives are translated and
     compiled by :meth:`compile`, or on the first :meth:`match`.
     """
 
-    __slots__ = ("_alternatives", "_below", "_compiled", "_ignore_case", "_lock", "_set", "_tails")
+    __slots__ = ("_alternatives", "_below", "_compiled", "_fold", "_ignore_case", "_lock", "_set", "_tails",
+                 "_tails_decide")
 
     def __init__(self, alternatives: Sequence[Sequence[Token]], *, ignore_case: bool = False,
                  below: bool = False) -> None:
         self._alternatives = tuple(tuple(tokens) for tokens in alternatives)
         self._ignore_case = ignore_case
         self._below = below
-        tails = () if below or ignore_case else tuple(_tail(tokens) for tokens in alternatives)
+        tails = () if below else tuple(_tail(tokens) for tokens in alternatives)
+        if ignore_case:  # folded only where ASCII is all there is: then lower() is RE2's case folding
+            tails = tuple(tail.lower() for tail in tails) if all(tail.isascii() for tail in tails) else ()
+        self._fold = ignore_case
         self._tails = tails if all(tails) else ()
+        self._tails_decide = bool(self._tails) and all(  # "**/*.py": the name ends in ".py", whatever else
+            len(tokens) > 2 and tokens[0] is DEEP and tokens[1] is STAR and "/" not in _tail(tokens)
+            and len(_tail(tokens)) == len(tokens) - 2 for tokens in alternatives)
         self._set: re2.Set | None = None  # None once compiled: it matches nothing
         self._compiled = False
         self._lock = threading.Lock()
@@ -192,8 +200,12 @@ class PathMatcher:
 
     def match(self, text: str) -> bool:
         """Whether ``text`` matches (a pattern RE2 could not compile, met here first, matches nothing)."""
-        if self._tails and not text.endswith(self._tails):
-            return False
+        tails = self._tails
+        if tails and (not self._fold or text.isascii()):
+            if not (text.lower() if self._fold else text).endswith(tails):
+                return False
+            if self._tails_decide:
+                return True
         if not self._compiled:
             with contextlib.suppress(PatternTooComplexError):
                 self.compile()

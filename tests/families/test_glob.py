@@ -302,3 +302,20 @@ def test_names_that_are_not_utf8_match_like_any_other():
     assert glob_match("*.py", "x\udcff.py") and glob_match("**/a?b", "d/a\udcffb") and not glob_match("a?b", "a\udcff")
     rules = RuleFile.parse("", "x?y\n*.log\n")
     assert rules is not None and rules.decide("x\udcffy") is True and rules.decide("\udcff.log") is True
+
+
+@pytest.mark.parametrize("pattern", ["**/*.py", "**/*.{ts,tsx}", "**/*a", "**/*.p[y]", "**/*.py/x", "*.py"])
+def test_a_name_suffix_decided_without_regex_agrees_with_the_regex(pattern):
+    """``**/*.py`` is decided by the name's ending alone; the answers are the reference matcher's."""
+    matcher = compile_glob(pattern)
+    for path in ["a.py", ".py", "d/a.py", "d/e/.py", "a.pyc", "a.ts", "d/x.tsx", "a", "d/xa", "a.py/x", "d.py/x",
+                 "b/a.py/x", "a/.ts"]:
+        assert matcher.match(path) is _reference(pattern, path), (pattern, path)
+
+
+@pytest.mark.parametrize("pattern", ["**/*.py", "**/*.{ts,TSX}", "**/*a", "*.py", "**/*.é"])
+def test_the_suffix_shortcut_folds_case_as_the_regex_does(pattern):
+    matcher = compile_glob(pattern, case_sensitive=False)
+    for path in ["a.PY", "D/a.Py", "a.py", "x.tsx", "x.Ts", "b/XA", "a.pyc", "d/e.É", "K.py", "\u212a.py"]:
+        expected = _reference(pattern.lower(), path.lower()) or (path == "\u212a.py" and matcher.match("k.py"))
+        assert matcher.match(path) is expected, (pattern, path)
