@@ -49,8 +49,8 @@ else:  # a dotted name would import its parents now: "pathspec" alone loads ever
     pathspec = lazy_module("pathspec")
     re2 = lazy_module("re2")
 
-__all__ = ["ANY_CHAR", "DEEP", "NO_CHAR", "REST", "SLASH", "STAR", "CharClass", "PathMatcher", "PatternTooComplexError",
-           "Special", "Token", "char_class", "compile_alternatives"]
+__all__ = ["ANY", "ANY_CHAR", "ANY_ONE", "DEEP", "NO_CHAR", "REST", "SLASH", "STAR", "CharClass", "PathMatcher",
+           "PatternTooComplexError", "Special", "Token", "char_class", "compile_alternatives"]
 
 
 class Special(enum.Enum):
@@ -60,16 +60,18 @@ class Special(enum.Enum):
     SLASH = "/"
     DEEP = "**/"
     REST = "**"
+    ANY = "any"  # any run of characters, '/' included (git's wildmatch without WM_PATHNAME)
 
 
 STAR = Special.STAR
 SLASH = Special.SLASH
 DEEP = Special.DEEP
 REST = Special.REST
+ANY = Special.ANY
 
 
 class CharClass(NamedTuple):
-    """One character out of a set; ``regex`` (RE2 syntax) matches exactly one character and never ``/``."""
+    """One character out of a set; ``regex`` (RE2 syntax) matches one character (``/`` only without pathnames)."""
 
     regex: str
     members: str | None = None
@@ -77,6 +79,8 @@ class CharClass(NamedTuple):
 
 
 ANY_CHAR = CharClass("[^/]")
+ANY_ONE = CharClass("(?s:.)")
+"""Any one character, ``/`` included (``?`` without ``WM_PATHNAME``)."""
 
 Token = str | CharClass | Special
 """A literal character (a ``str`` of length one), a class, or one of the special tokens."""
@@ -93,22 +97,23 @@ NO_CHAR = CharClass(f"[^{_code(0)}-{_code(_MAX_CODE)}]")
 """A class that matches no character: an alternative holding it never matches."""
 
 
-def char_class(ranges: Sequence[tuple[str, str]], *, negated: bool, members: str | None = None) -> CharClass:
+def char_class(ranges: Sequence[tuple[str, str]], *, negated: bool, members: str | None = None,
+               slash: bool = False) -> CharClass:
     """The class of the characters in ``ranges`` (inclusive pairs), or of all the others when ``negated``.
 
-    ``/`` is never a member. A class left with no member (only ``/``; a reversed range is empty, as in git) is
-    :data:`NO_CHAR`.
+    ``/`` is never a member unless ``slash``. A class left with no member (only ``/``; a reversed range is empty,
+    as in git) is :data:`NO_CHAR`.
     """
     spans = [(ord(low), ord(high)) for low, high in ranges if low <= high]
     kept: list[tuple[int, int]] = []
     for low, high in spans:  # '/' taken out of every range
-        if low <= _SLASH <= high:
+        if not slash and low <= _SLASH <= high:
             kept.extend(span for span in ((low, _SLASH - 1), (_SLASH + 1, high)) if span[0] <= span[1])
         else:
             kept.append((low, high))
     body = "".join(_code(low) if low == high else f"{_code(low)}-{_code(high)}" for low, high in kept)
     if negated:
-        return CharClass(f"[^/{body}]", members=None)
+        return CharClass(f"[^{'' if slash else '/'}{body}]" if body or not slash else "(?s:.)", members=None)
     if not kept:
         return NO_CHAR
     return CharClass(f"[{body}]", members=members)
@@ -229,7 +234,7 @@ def _normalized(tokens: Sequence[Token]) -> list[Token] | None:
     out: list[Token] = []
     for index, token in enumerate(tokens):
         previous = out[-1] if out else None
-        if (token is DEEP and previous is DEEP) or (token is STAR and previous is STAR):
+        if (token is DEEP and previous is DEEP) or (token in (STAR, ANY) and previous is token):
             continue
         if (token is SLASH and index and previous in (SLASH, DEEP)) or token is NO_CHAR:
             return None
@@ -260,7 +265,7 @@ def _regex(tokens: Sequence[Token], below: bool) -> str | None:
             else:
                 line.append(chr(_PLACEHOLDER + len(atoms)))
                 atoms.append(_literal(token) if isinstance(token, str) else
-                             token.regex if isinstance(token, CharClass) else "[^/]*")
+                             token.regex if isinstance(token, CharClass) else ".*" if token is ANY else "[^/]*")
         translated, include = pathspec.patterns.gitignore.spec.GitIgnoreSpecPattern.pattern_to_regex("".join(line))
         if not isinstance(translated, str) or include is None:
             return None

@@ -8,7 +8,7 @@ matches directories only, and nothing below an ignored directory can be re-inclu
 Every pattern is matched by pathspec's translation, run by RE2 (:mod:`agenttools._pathmatch`): ignore files are
 workspace content, so hostile, and RE2 matches in linear time. What this module keeps of its own, and why:
 
-* **Reading a line as git does** (:func:`_wild_tokens`, :func:`_wild_class`): ``*``, ``?``, ``[...]`` with
+* **Reading a line as git does** (:mod:`agenttools._wildmatch`): ``*``, ``?``, ``[...]`` with
   ``[:alpha:]`` classes and ``\`` escapes, ``**`` in ``**/x``, ``x/**``, ``a/**/b`` and right after a literal
   prefix (``foo**/bar``), trailing spaces, a final ``\r``, a leading BOM. pathspec 1.1.1 reads several of these
   differently from git (listed in :mod:`agenttools._pathmatch`), and a line it cannot compile would fail a whole
@@ -39,20 +39,10 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 from agenttools._glob import MAX_PATTERN_CHARS
-from agenttools._pathmatch import (
-    ANY_CHAR,
-    DEEP,
-    REST,
-    SLASH,
-    STAR,
-    CharClass,
-    PathMatcher,
-    Token,
-    char_class,
-    compile_alternatives,
-)
+from agenttools._pathmatch import DEEP, REST, SLASH, STAR, CharClass, PathMatcher, Token, compile_alternatives
 from agenttools._text import open_regular
 from agenttools._walk import walk
+from agenttools._wildmatch import read_pattern
 
 __all__ = ["ALWAYS_SKIPPED", "MAX_LINE_CHARS", "IgnoreRules", "RuleFile", "find_ignore_base", "walk_files"]
 
@@ -60,14 +50,6 @@ ALWAYS_SKIPPED = frozenset({".git"})
 
 MAX_LINE_CHARS = MAX_PATTERN_CHARS
 """Longest ignore line used (characters, after trailing spaces are trimmed); a longer one is skipped."""
-
-
-_POSIX: dict[str, tuple[tuple[str, str], ...]] = {  # git's ctype is ASCII-only
-    "alnum": (("a", "z"), ("A", "Z"), ("0", "9")), "alpha": (("a", "z"), ("A", "Z")), "blank": ((" ", " "),
-    ("\t", "\t")), "cntrl": (("\x00", "\x1f"), ("\x7f", "\x7f")), "digit": (("0", "9"),), "graph": (("!", "~"),),
-    "lower": (("a", "z"),), "print": ((" ", "~"),), "punct": (("!", "/"), (":", "@"), ("[", "`"), ("{", "~")),
-    "space": (("\t", "\r"), (" ", " ")), "upper": (("A", "Z"),), "xdigit": (("0", "9"), ("A", "F"), ("a", "f")),
-}
 
 
 def _trim_trailing_spaces(line: str) -> str:
@@ -88,146 +70,6 @@ def _trim_trailing_spaces(line: str) -> str:
             last_space = None
         i += 1
     return line if last_space is None else line[:last_space]
-
-
-_MAX_MEMBERS = 16
-
-
-def _wild_class(body: str, i: int) -> tuple[CharClass | None, int]:
-    """The bracket expression at ``body[i] == '['`` as wildmatch reads it; None if the line can never match."""
-    n = len(body)
-    j = i + 1
-    negated = j < n and body[j] in "!^"
-    if negated:
-        j += 1
-    ranges: list[tuple[str, str]] = []
-    members: list[str] | None = None if negated else []
-    prev: str | None = None  # the previous character, when a '-' after it makes a range
-    first = True
-    while True:
-        if j >= n:
-            return None, n  # unclosed: wildmatch aborts, the line never matches
-        ch = body[j]
-        if ch == "]" and not first:
-            break
-        first = False
-        if ch == "\\":
-            j += 1
-            if j >= n:
-                return None, n
-            prev = body[j]
-            ranges.append((prev, prev))
-            if members is not None:
-                members.append(prev)
-        elif ch == "-" and prev is not None and j + 1 < n and body[j + 1] != "]":
-            j += 1
-            high = body[j]
-            if high == "\\":
-                j += 1
-                if j >= n:
-                    return None, n
-                high = body[j]
-            if prev <= high:  # a reversed range holds nothing, as in git
-                ranges.append((prev, high))
-                if members is not None:
-                    span = ord(high) - ord(prev)  # prev itself is in already
-                    members = members + [chr(ord(prev) + k) for k in range(1, span + 1)] \
-                        if span < _MAX_MEMBERS else None
-            prev = None
-        elif ch == "[" and body.startswith(":", j + 1):
-            end = body.find("]", j + 2)
-            if end < 0:
-                return None, n
-            if end - (j + 2) < 1 or body[end - 1] != ":":  # no ":]": the '[' is an ordinary member
-                prev = "["
-                ranges.append((prev, prev))
-                if members is not None:
-                    members.append(prev)
-            else:
-                posix = _POSIX.get(body[j + 2:end - 1])
-                if posix is None:
-                    return None, n  # an unknown [:name:] aborts the match
-                ranges.extend(posix)
-                members = None  # named classes stay regexes
-                prev = None
-                j = end
-        else:
-            prev = ch
-            ranges.append((ch, ch))
-            if members is not None:
-                members.append(ch)
-        j += 1
-    if members is not None:
-        members = list(dict.fromkeys(c for c in members if c != "/"))  # a class never matches '/'
-        if len(members) > _MAX_MEMBERS:
-            members = None
-    return char_class(ranges, negated=negated, members=None if members is None else "".join(members)), j + 1
-
-
-def _wild_tokens(body: str, pathname: bool) -> list[list[Token]] | None:
-    """The alternatives of a pattern as wildmatch reads it (``pathname``: ``/`` is special); None: never matches.
-
-    A ``**`` is special at the start, after a ``/`` and, as in git, right after the pattern's literal prefix (git
-    compares that prefix first and runs wildmatch on the rest): there ``foo**/bar`` reads as ``foo``, then nothing
-    or anything ending in ``/``, then ``bar`` (see :func:`_glued`).
-    """
-    n = len(body)
-    prefix_end = next((k for k, c in enumerate(body) if c in "*?[\\"), n)
-    tokens: list[Token] = []
-    i = 0
-    while i < n:
-        ch = body[i]
-        if ch == "*":
-            j = i
-            while j < n and body[j] == "*":
-                j += 1
-            if pathname and j - i >= 2 and (i == 0 or body[i - 1] == "/" or i == prefix_end):
-                if j == n:
-                    tokens.append(REST)
-                    break
-                if body[j] == "/":
-                    tokens.append(DEEP)
-                    i = j + 1
-                    continue
-                if body.startswith("\\/", j):  # "**\/": anything ending in '/', without the "nothing" shortcut
-                    tokens += [STAR, SLASH, DEEP]
-                    i = j + 2
-                    continue
-            tokens.append(STAR)
-            i = j
-            continue
-        if ch == "\\":
-            if i + 1 >= n:
-                return None  # a trailing backslash never matches
-            i += 1
-            tokens.append(SLASH if body[i] == "/" else body[i])
-        elif ch == "?":
-            tokens.append(ANY_CHAR)
-        elif ch == "[":
-            char_class, i = _wild_class(body, i)
-            if char_class is None:
-                return None
-            tokens.append(char_class)
-            continue
-        else:
-            tokens.append(SLASH if ch == "/" else ch)
-        i += 1
-    return _glued(tokens)
-
-
-def _glued(tokens: list[Token]) -> list[list[Token]]:
-    """Alternatives without a ``DEEP`` or ``REST`` inside a segment: there ``**/`` is nothing or ``*/**/``.
-
-    Nothing glues what follows to the segment, where a ``**`` that follows is special again (git matches the rest
-    of the pattern as a new one), so this repeats.
-    """
-    for k, token in enumerate(tokens):
-        if token in (DEEP, REST) and k and tokens[k - 1] not in (SLASH, DEEP):
-            head, tail = tokens[:k], tokens[k + 1:]
-            if token is REST:
-                return [[*head, STAR], [*head, STAR, SLASH, REST]]
-            return [*_glued(head + tail), [*head, STAR, SLASH, DEEP, *tail]]
-    return [tokens]
 
 
 _NEVER = 1 << 62  # an index past every line's
@@ -342,7 +184,7 @@ def _parse_line(raw: str) -> _Line | None:
     on_name = "/" not in line
     if not on_name and line.startswith("/"):
         line = line[1:]
-    alternatives = _wild_tokens(line, pathname=not on_name)
+    alternatives = read_pattern(line, pathname=not on_name)
     if alternatives is None:
         return None
     # compiled on first use (most lines are decided by the tiers without a regex); a line RE2 cannot compile within

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import agenttools
+from agenttools.search.gitpathspec import compile_pathspec
 
 INVALID = "Error: Invalid parameters provided. Reason: "
 ELOOP = "ELOOP: too many symbolic links encountered"
@@ -125,3 +126,17 @@ def test_include_is_a_git_pathspec(tree, monkeypatch, backend, include, files):
     with agenttools.toolset("gemini", root=str(tree)) as reg:
         out = reg.call("search_file_content", {"pattern": "hit", "include": include})
     assert _files(out.text) == files
+
+
+@pytest.mark.parametrize(("include", "name", "expected"), [
+    ("a?b", "aéb", False),  # git's wildmatch reads bytes: é is two of them
+    ("a??b", "aéb", True),
+    ("a[é][é]b", "aéb", True),
+    ("[[:alpha:]]*", "éa", False),  # POSIX classes are ASCII
+    ("x[!/]y", "x/y", False),
+    ("x[!a]y", "x/y", True),  # without WM_PATHNAME a negated class takes '/'
+    ("x?y", "x/y", True),
+])
+def test_include_matches_bytes_as_git_does(include, name, expected):
+    """The pathspec reader is the gitignore one (git's bracket rules), on bytes and without WM_PATHNAME."""
+    assert compile_pathspec(include).match(name) is expected

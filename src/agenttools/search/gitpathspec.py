@@ -10,20 +10,19 @@ trailing ``\``, matches nothing. Matching is on bytes (``?`` is one byte), case-
 Two additions, both deliberate: braces with a comma expand first (``*.{ts,tsx}``; a brace without a comma, or
 unclosed, is literal), and an alternative without ``/`` also matches the file's *name* at any depth (``Makefile``).
 
-Each alternative becomes an RE2 regular expression (google-re2, Latin-1 mode): RE2 matches in time linear in the
-path, so ``*a*a*a…b`` (where ``*`` crosses ``/``, catastrophic for a backtracking engine) is harmless. A call into
-RE2 costs a few microseconds, so a path is first tested against what every match must start and end with.
+Each alternative is read by :mod:`agenttools._wildmatch` (git's bracket rules, the same reader as gitignore lines)
+and compiled by :mod:`agenttools._pathmatch` to RE2, which matches in time linear in the path, so ``*a*a*a…b``
+(where ``*`` crosses ``/``, catastrophic for a backtracking engine) is harmless. Paths and patterns are matched one
+character per byte of their UTF-8, as git's are. What stays here is git's pathspec logic (a literal prefix takes
+what is below it, ``.`` and ``..`` normalized) and the braces, which read text (a brace without a comma is
+literal) where :mod:`agenttools._glob`'s read glob tokens (an unclosed one is an error).
 """
 
 from __future__ import annotations
 
-import os
-from typing import Any
-
-from agenttools._lazy import lazy_module
+from agenttools._pathmatch import PathMatcher, PatternTooComplexError, compile_alternatives
+from agenttools._wildmatch import read_pattern
 from agenttools.errors import PatternError
-
-re2: Any = lazy_module("re2")  # google-re2 (no type hints), 8 ms to import: loaded by the first search that needs it
 
 __all__ = ["MAX_ALTERNATIVES", "MAX_BRACE_DEPTH", "MAX_EXPANDED_CHARS", "PathspecMatcher", "compile_pathspec",
            "expand_braces"]
@@ -36,22 +35,6 @@ MAX_BRACE_DEPTH = 32
 """Deepest nesting of braces."""
 
 _SPECIAL = frozenset("*?[\\")
-_POSIX: dict[bytes, frozenset[int]] = {
-    b"alnum": frozenset(c for c in range(128) if chr(c).isalnum()),
-    b"alpha": frozenset(c for c in range(128) if chr(c).isalpha()),
-    b"blank": frozenset(b" \t"),
-    b"cntrl": frozenset([*range(32), 127]),
-    b"digit": frozenset(b"0123456789"),
-    b"graph": frozenset(range(33, 127)),
-    b"lower": frozenset(b"abcdefghijklmnopqrstuvwxyz"),
-    b"print": frozenset(range(32, 127)),
-    b"punct": frozenset(c for c in range(33, 127) if not chr(c).isalnum()),
-    b"space": frozenset(b" \t\n\v\f\r"),
-    b"upper": frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ"),
-    b"xdigit": frozenset(b"0123456789abcdefABCDEF"),
-}
-
-
 # --- brace expansion ------------------------------------------------------------------------------------------
 
 def _class_end(pattern: str, i: int) -> int:
@@ -159,136 +142,29 @@ def expand_braces(pattern: str) -> list[str]:
     return list(dict.fromkeys(_expand(items)))
 
 
-# --- wildmatch to RE2 -----------------------------------------------------------------------------------------
+# --- matching ------------------------------------------------------------------------------------------------
 
-def _byte_class(members: set[int]) -> bytes:
-    ranges: list[bytes] = []
-    ordered = sorted(members)
-    index = 0
-    while index < len(ordered):
-        low = high = ordered[index]
-        while index + 1 < len(ordered) and ordered[index + 1] == high + 1:
-            index += 1
-            high = ordered[index]
-        ranges.append(b"\\x%02x" % low if low == high else b"\\x%02x-\\x%02x" % (low, high))
-        index += 1
-    return b"[" + b"".join(ranges) + b"]"
-
-
-def _bracket(pattern: bytes, i: int) -> tuple[bytes | None, int]:
-    """The RE2 class of wildmatch's bracket expression at ``pattern[i]``; (None, _) when it can never match."""
-    n = len(pattern)
-    j = i + 1
-    negated = j < n and pattern[j] in b"!^"
-    if negated:
-        j += 1
-    members: set[int] = set()
-    previous = 0
-    first = True
-    while True:
-        if j >= n:
-            return None, n
-        ch = pattern[j]
-        if ch == 0x5D and not first:  # ]
-            j += 1
-            break
-        first = False
-        if ch == 0x5C:  # \
-            if j + 1 >= n:
-                return None, n
-            previous = pattern[j + 1]
-            members.add(previous)
-            j += 2
-        elif ch == 0x2D and previous and j + 1 < n and pattern[j + 1] != 0x5D:  # - (a range)
-            j += 1
-            high = pattern[j]
-            if high == 0x5C:
-                j += 1
-                if j >= n:
-                    return None, n
-                high = pattern[j]
-            members.update(range(previous, high + 1))
-            previous = 0
-            j += 1
-        elif ch == 0x5B and j + 1 < n and pattern[j + 1] == 0x3A:  # [:class:]
-            close = pattern.find(b"]", j + 2)
-            if close < 0:
-                return None, n
-            if close < j + 3 or pattern[close - 1] != 0x3A:  # no ":]": the [ is an ordinary member
-                members.add(ch)
-                previous = ch
-                j += 1
-                continue
-            posix = _POSIX.get(pattern[j + 2:close - 1])
-            if posix is None:
-                return None, n  # malformed [:class:]: wildmatch gives up
-            members.update(posix)
-            previous = 0
-            j = close + 1
-        else:
-            members.add(ch)
-            previous = ch
-            j += 1
-    if negated:
-        members = set(range(256)) - members
-    return (_byte_class(members) if members else None), j
-
-
-def _translate(pattern: bytes) -> bytes | None:
-    """The RE2 source of a wildmatch pattern without ``WM_PATHNAME`` (matched whole); None: matches nothing."""
-    parts: list[bytes] = []
-    i, n = 0, len(pattern)
-    while i < n:
-        ch = pattern[i]
-        if ch == 0x2A:  # *, **, ***: any run of bytes, / included
-            while i < n and pattern[i] == 0x2A:
-                i += 1
-            if not parts or parts[-1] != b".*":
-                parts.append(b".*")
-            continue
-        if ch == 0x3F:  # ?
-            parts.append(b".")
-        elif ch == 0x5C:  # \
-            if i + 1 >= n:
-                return None  # a trailing backslash matches nothing
-            i += 1
-            parts.append(b"\\x%02x" % pattern[i])
-        elif ch == 0x5B:  # [
-            cls, i = _bracket(pattern, i)
-            if cls is None:
-                return None
-            parts.append(cls)
-            continue
-        else:
-            parts.append(b"\\x%02x" % ch)
-        i += 1
-    return b"".join(parts)
-
-
-def _encode(text: str) -> bytes:
+def _as_bytes(text: str) -> str:
+    """``text`` one character per byte of its UTF-8 (git's wildmatch reads bytes: ``?`` is one byte)."""
+    if text.isascii():
+        return text
     try:
-        return text.encode("utf-8", "surrogateescape")
+        raw = text.encode("utf-8", "surrogateescape")
     except UnicodeEncodeError:  # a lone surrogate outside the escape range: as Node writes it
-        return text.encode("utf-8", "replace")
+        raw = text.encode("utf-8", "replace")
+    return raw.decode("latin-1")
 
 
-def _compile(sources: list[bytes], pattern: str) -> Any:
-    """An RE2 set of the alternatives' regexes, asked only *whether* a text matches one (0.6 µs, not 4)."""
-    if not sources:
+def _compile(alternatives: list[str], pattern: str) -> PathMatcher | None:
+    """One matcher for the alternatives, read as wildmatch without ``WM_PATHNAME`` reads them."""
+    tokens = [read for alternative in alternatives
+              for read in read_pattern(_as_bytes(alternative), pathname=False, slash=True) or ()]
+    if not tokens:
         return None
-    options = re2.Options()
-    options.encoding = re2.Options.Encoding.LATIN1
-    options.dot_nl = True
-    options.log_errors = False
-    options.max_mem = 64 << 20
-    matcher = re2.Set.FullMatchSet(options)
     try:
-        for source in sources:
-            matcher.Add(source)
-        matcher.Compile()
-    except re2.error as exc:
+        return compile_alternatives(tokens)
+    except PatternTooComplexError as exc:
         raise PatternError(pattern=pattern, kind="glob", reason=f"glob pattern is too complex ({exc})") from None
-    return matcher
 
 
 def _normalize(alternative: str) -> str | None:
@@ -313,25 +189,10 @@ def _normalize(alternative: str) -> str | None:
     return text + "/" if trailing and text else text
 
 
-def _head(alternative: str) -> str:
-    """The literal text before the first wildcard."""
-    for index, ch in enumerate(alternative):
-        if ch in _SPECIAL:
-            return alternative[:index]
-    return alternative
-
-
-def _tail(alternative: str) -> str:
-    """Literal text every match ends with: what follows the last wildcard, bracket or backslash."""
-    last = max(alternative.rfind(ch) for ch in "*?[]\\")
-    return alternative[last + 1:]
-
-
 class PathspecMatcher:
     """Whether a ``/``-separated path relative to the search directory matches an ``include`` pathspec."""
 
-    __slots__ = ("_ancestors", "_exact", "_full", "_full_heads", "_full_tails", "_name", "_name_heads",
-                 "_name_tails", "everything")
+    __slots__ = ("_ancestors", "_exact", "_full", "_name", "everything")
 
     def __init__(self, pattern: str) -> None:
         """Compile ``pattern`` (braces expanded, each alternative normalized as git does).
@@ -345,16 +206,8 @@ class PathspecMatcher:
         """The pathspec names the search directory itself (``.``): every file matches."""
         self._exact = frozenset(a for a in alternatives if not a.endswith("/"))
         self._ancestors = frozenset(a.rstrip("/") for a in alternatives if a.rstrip("/"))
-        wild = [a for a in alternatives if _SPECIAL & set(a)]
-        named = [a for a in alternatives if "/" not in a]
-        full = [(a, source) for a in wild if (source := _translate(_encode(a))) is not None]
-        name = [(a, source) for a in named if (source := _translate(_encode(a))) is not None]
-        self._full = _compile([source for _, source in full], pattern)
-        self._full_heads = tuple(_head(a) for a, _ in full)
-        self._full_tails = tuple(_tail(a) for a, _ in full)
-        self._name = _compile([source for _, source in name], pattern)
-        self._name_heads = tuple(_head(a) for a, _ in name)
-        self._name_tails = tuple(_tail(a) for a, _ in name)
+        self._full = _compile([a for a in alternatives if _SPECIAL & set(a)], pattern)
+        self._name = _compile([a for a in alternatives if "/" not in a], pattern)
 
     def match(self, rel: str) -> bool:
         """Whether ``rel`` (a file's path relative to the search directory) is included."""
@@ -367,18 +220,12 @@ class PathspecMatcher:
                 if rel[:cut] in ancestors:
                     return True
                 cut = rel.find("/", cut + 1)
-        full = self._full
-        if (full is not None and rel.startswith(self._full_heads) and rel.endswith(self._full_tails)
-                and full.Match(os.fsencode(rel)) is not None):
+        if self._full is not None and self._full.match(_as_bytes(rel)):
             return True
-        named = self._name
-        if named is None:
+        if self._name is None:
             return False
         name = rel.rpartition("/")[2]
-        if name in self._exact:
-            return True
-        return (name.startswith(self._name_heads) and name.endswith(self._name_tails)
-                and named.Match(os.fsencode(name)) is not None)
+        return name in self._exact or self._name.match(_as_bytes(name))
 
 
 def compile_pathspec(pattern: str) -> PathspecMatcher:
