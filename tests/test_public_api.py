@@ -20,7 +20,7 @@ PINNED = [
     "AccessDeniedError", "AgentToolsError", "AlreadyExistsError", "ArgumentsError", "ChannelNotFoundError", "ConfigError", "ContentBlock", "DataBlock", "DeniedPathError", "EditError", "EncodingError",
     "ErrorRenderer", "FileTooLargeError", "GitError", "HardLinkError", "ImageBlock", "IsDirectoryError", "MatchCountError", "NoChangeError", "NoMatchError", "NotDirectoryError", "NotFoundError",
     "OutsideWorkspaceError", "OverlappingEditsError", "PathError", "PatternError", "ProcessLimitError", "ProtectedPathError", "Registry", "Sandbox", "SandboxError", "SandboxWarning", "SendError", "SpecialFileError", "StaleFileError", "TextBlock", "Tool",
-    "ToolDefinitionError", "ToolFailure", "ToolInputError", "ToolOutput", "ToolTimeoutError", "UnknownProcessError", "UnknownToolError",
+    "ToolCall", "ToolDefinitionError", "ToolFailure", "ToolInputError", "ToolOutput", "ToolTimeoutError", "UnknownProcessError", "UnknownToolError",
     "ValidationIssue", "Workspace", "toolset",
 ]
 

@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     from agenttools.registry import Registry
     from agenttools.sandbox import Sandbox
     from agenttools.schema import ValidationIssue
-    from agenttools.tool import ErrorRenderer, Tool
+    from agenttools.tool import ErrorRenderer, Tool, ToolCall
     from agenttools.toolsets import toolset
     from agenttools.workspace import Workspace
 
@@ -98,6 +98,7 @@ __all__ = [
     "StaleFileError",
     "TextBlock",
     "Tool",
+    "ToolCall",
     "ToolDefinitionError",
     "ToolFailure",
     "ToolInputError",
@@ -148,6 +149,7 @@ _EXPORTS: dict[str, str] = {
     "StaleFileError": "agenttools.errors",
     "TextBlock": "agenttools.blocks",
     "Tool": "agenttools.tool",
+    "ToolCall": "agenttools.tool",
     "ToolDefinitionError": "agenttools.errors",
     "ToolFailure": "agenttools.errors",
     "ToolInputError": "agenttools.errors",

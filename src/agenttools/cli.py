@@ -26,7 +26,8 @@ from typing import Any
 
 from agenttools import __version__
 from agenttools.errors import AgentToolsError, ConfigError
-from agenttools.mcp_server import _allowed_host_names, serve
+from agenttools.hooks.audit import AuditLog
+from agenttools.mcp_server import _allowed_host_names, serve, served
 from agenttools.registry import Registry
 from agenttools.sdk import FORMATS
 from agenttools.toolsets import declared_options, toolset
@@ -117,6 +118,7 @@ def _build_parser(options: Sequence[Option] = (), name: str | None = None) -> ar
     call.add_argument("tool", help="tool name")
     call.add_argument("arguments", nargs="?", default="{}",
                       help="JSON object of arguments (default {}); '-' reads them from standard input")
+    call.add_argument("--audit-log", metavar="PATH", help="append the call's JSON line to this file (see hooks)")
 
     serve_parser = sub.add_parser("serve", help="serve the toolset as an MCP server",
                                   description="Serve the toolset as an MCP server.")
@@ -126,6 +128,10 @@ def _build_parser(options: Sequence[Option] = (), name: str | None = None) -> ar
     serve_parser.add_argument("--port", type=_port, default=8000, help="HTTP port (default 8000)")
     serve_parser.add_argument("--max-calls", type=_positive, default=8, metavar="N",
                               help="calls one client session runs at once; the rest wait their turn (default 8)")
+    serve_parser.add_argument("--audit-log", metavar="PATH",
+                              help="append one JSON line per call, from every session, to this file")
+    serve_parser.add_argument("--read-only", action="store_true",
+                              help="serve only the tools whose read_only hint is true")
     serve_parser.add_argument("--allow-host", action="append", default=[], metavar="NAME",
                               help="a further name clients reach the HTTP server by, accepted in the Host and "
                                    "Origin headers besides 127.0.0.1, localhost, [::1] and --host (repeatable)")
@@ -205,16 +211,22 @@ def _run(args: argparse.Namespace, declared: Sequence[Option]) -> int:
         print(json.dumps(definitions, indent=2, ensure_ascii=False))
         return EXIT_OK
     if args.command == "call":
-        with _registry(args, declared) as registry:
-            if args.tool not in registry:
-                raise _Usage(f"toolset {args.toolset!r} has no tool {args.tool!r}; tools: "
-                             f"{', '.join(registry.names())}")
-            raw = sys.stdin.read() if args.arguments == "-" else args.arguments
-            out = registry.call(args.tool, raw)
+        audit = AuditLog(args.audit_log) if args.audit_log else None
+        try:
+            with _registry(args, declared) as registry:
+                if args.tool not in registry:
+                    raise _Usage(f"toolset {args.toolset!r} has no tool {args.tool!r}; tools: "
+                                 f"{', '.join(registry.names())}")
+                raw = sys.stdin.read() if args.arguments == "-" else args.arguments
+                out = (registry if audit is None else registry.with_hooks(audit)).call(args.tool, raw)
+        finally:
+            if audit is not None:
+                audit.close()
         print(out.text)
         return EXIT_TOOL_ERROR if out.is_error else EXIT_OK
     options = _options(args, declared)
     toolset(args.toolset, **options).close()  # options are checked before anything listens
+    audit = AuditLog(args.audit_log) if args.audit_log else None  # one log for every session, opened now
     if args.transport == "http":
         if not _loopback(args.host):
             names = ", ".join(_allowed_host_names(args.host, args.allow_host))
@@ -225,8 +237,13 @@ def _run(args: argparse.Namespace, declared: Sequence[Option]) -> int:
         _check_port(args.host, args.port)
         print(f"agenttools: serving the {args.toolset} toolset over MCP at http://{args.host}:{args.port}/mcp",
               file=sys.stderr, flush=True)
-    serve(lambda: toolset(args.toolset, **options), transport=args.transport, host=args.host, port=args.port,
-          max_calls=args.max_calls, allowed_hosts=args.allow_host)
+    try:
+        serve(lambda: served(toolset(args.toolset, **options), read_only=args.read_only, audit=audit),
+              transport=args.transport, host=args.host, port=args.port, max_calls=args.max_calls,
+              allowed_hosts=args.allow_host)
+    finally:
+        if audit is not None:
+            audit.close()
     return EXIT_OK
 
 

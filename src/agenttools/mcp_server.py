@@ -29,11 +29,12 @@ if os.name == "posix":
     import fcntl
 
 from agenttools import __version__
+from agenttools.hooks.audit import AuditLog
 from agenttools.output import ToolOutput, well_formed
 from agenttools.registry import CallLimiter, Registry
 from agenttools.sdk import mcp as mcp_shapes
 
-__all__ = ["DEFAULT_MAX_CALLS", "build_server", "serve"]
+__all__ = ["DEFAULT_MAX_CALLS", "build_server", "serve", "served"]
 
 DEFAULT_MAX_CALLS = 8
 """Calls one session runs at once; its further calls wait for one of them to finish."""
@@ -150,6 +151,17 @@ def _result(types: Any, out: ToolOutput) -> Any:
     return types.CallToolResult.model_validate(mcp_shapes.result(out))
 
 
+def served(registry: Registry, *, read_only: bool = False, audit: AuditLog | None = None) -> Registry:
+    """What a session is served of ``registry``: only its read-only tools when asked, calls logged to ``audit``.
+
+    ``agenttools serve --read-only --audit-log PATH`` builds each session's registry this way (one log for every
+    session). The registry's own hooks stay; approvals need a person, so they stay in Python.
+    """
+    if read_only:
+        registry = registry.select([tool.name for tool in registry if tool.read_only])
+    return registry if audit is None else registry.with_hooks(audit)
+
+
 def build_server(factory: Callable[[], Registry], *, name: str = "agenttools",
                  max_calls: int = DEFAULT_MAX_CALLS) -> tuple[Any, _Sessions]:
     """Build an MCP low-level server whose sessions each get ``factory()``'s registry.
@@ -172,14 +184,16 @@ def build_server(factory: Callable[[], Registry], *, name: str = "agenttools",
         template.close()
     sessions = _Sessions(factory, max_calls)
 
-    async def call(key: Any, tool: str, arguments: dict[str, Any] | None, gone: Any = None) -> Any:
+    async def call(key: Any, tool: str, arguments: dict[str, Any] | None, gone: Any = None,
+                   request_id: Any = None) -> Any:
         try:
             session = sessions.get(key)
         except Exception as exc:  # noqa: BLE001 - e.g. the root is gone: the model reads why, as for any tool error
             reason = " ".join(str(exc).split()) or type(exc).__name__
             return _result(types, ToolOutput(text=f"the toolset could not start for this session: {reason}",
                                              is_error=True))
-        work = session.registry.acall(tool, arguments or {}, limiter=session.limiter)
+        work = session.registry.acall(tool, arguments or {}, limiter=session.limiter,
+                                      call_id=None if request_id is None else str(request_id))
         if gone is None:
             return _result(types, await work)
         return _result(types, await _unless_gone(work, gone))
@@ -194,7 +208,7 @@ def build_server(factory: Callable[[], Registry], *, name: str = "agenttools",
             session_id = request.headers.get("mcp-session-id") if request is not None else None
             gone = request.scope.get(_CLIENT_GONE) if request is not None else None
             key = session_id or getattr(ctx.session, "_connection", None) or ctx.session
-            return await call(key, params.name, params.arguments, gone)
+            return await call(key, params.name, params.arguments, gone, getattr(ctx, "request_id", None))
 
         server = Server(name, version=__version__, on_list_tools=on_list_tools, on_call_tool=on_call_tool)
     else:  # mcp 1.x: decorators, and request_context for the session
@@ -206,7 +220,8 @@ def build_server(factory: Callable[[], Registry], *, name: str = "agenttools",
 
         @legacy.call_tool(validate_input=False)  # type: ignore[untyped-decorator]
         async def call_tool(tool: str, arguments: dict[str, Any]) -> Any:
-            return await call(legacy.request_context.session, tool, arguments)
+            context = legacy.request_context
+            return await call(context.session, tool, arguments, request_id=getattr(context, "request_id", None))
 
         server = legacy
 

@@ -14,8 +14,8 @@ from agenttools.blocks import ContentBlock, DataBlock, ImageBlock, TextBlock, pl
 from agenttools.errors import AgentToolsError
 from agenttools.sdk import anthropic, gemini, mcp, openai, openai_responses
 
-__all__ = ["ContentBlock", "DataBlock", "ImageBlock", "TextBlock", "ToolOutput", "default_error_text", "to_json_text",
-           "to_output", "well_formed", "well_formed_output"]
+__all__ = ["ContentBlock", "DataBlock", "ImageBlock", "TextBlock", "ToolOutput", "default_error_text", "error_code",
+           "to_json_text", "to_output", "well_formed", "well_formed_output"]
 
 
 def _blocks(value: Iterable[ContentBlock]) -> tuple[ContentBlock, ...]:
@@ -143,6 +143,22 @@ def well_formed(text: str) -> str:
     except UnicodeEncodeError:
         return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
     return text
+
+
+def error_code(output: ToolOutput) -> str | None:
+    """The error code of a failed output (``not_found``, ``invalid_arguments``, ``denied``...), None on success.
+
+    A toolset's exact-text failure (:class:`~agenttools.ToolFailure`, code ``tool_failure``) raised while handling
+    one of our errors gives that error's code; an exception without a code gives ``tool_error``.
+    """
+    if not output.is_error:
+        return None
+    error = output.data
+    code = getattr(error, "code", None)
+    if code == "tool_failure" and isinstance(error, BaseException):
+        cause = error.__cause__ or error.__context__
+        code = getattr(cause, "code", None) or code
+    return code if isinstance(code, str) and code else "tool_error"
 
 
 def well_formed_output(out: ToolOutput) -> ToolOutput:

@@ -10,9 +10,12 @@ from __future__ import annotations
 import atexit
 import functools
 import inspect
+import itertools
 import json
+import os
+import time
 import weakref
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import attrs
@@ -31,12 +34,14 @@ from agenttools.errors import (
 from agenttools.output import ToolOutput, default_error_text, to_output, well_formed_output
 from agenttools.schema import compile_check, validate
 from agenttools.sdk import Format, langchain
-from agenttools.tool import ErrorRenderer, Tool, check_description, check_name
+from agenttools.tool import ErrorRenderer, Tool, ToolCall, check_description, check_name
 
 __all__ = ["CallLimiter", "ErrorRenderer", "Registry", "Tool", "ToolOutput"]
 
 if TYPE_CHECKING:
     import logging
+
+    from agenttools.hooks import Hook
 else:
     logging = lazy_module("logging")  # about 3 ms to import: loaded when the first failure is logged
 
@@ -56,15 +61,65 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
-_UNCLOSED: weakref.WeakSet[Registry] = weakref.WeakSet()
-"""Registries with cleanups still to run; held weakly, so this never keeps one alive."""
+def _readable(arguments: Any) -> dict[str, Any]:
+    """The arguments of a call to an unknown tool, as far as they read as an object (for hooks that log it)."""
+    if isinstance(arguments, Mapping):
+        return dict(arguments)
+    if isinstance(arguments, str | bytes | bytearray):
+        try:
+            value = json.loads(arguments)
+        except ValueError:
+            return {}
+        return value if isinstance(value, dict) else {}
+    return {}
+
+
+def _checked_output(hook: Hook, output: Any) -> ToolOutput:
+    if not isinstance(output, ToolOutput):
+        raise TypeError(f"hook {hook!r} returned {type(output).__name__} from after; expected a ToolOutput")
+    return output
+
+
+class _Lifetime:
+    """What a registry's tools hold, released once: shared by every registry made from it (hooks, selections)."""
+
+    __slots__ = ("__weakref__", "closers")
+
+    def __init__(self) -> None:
+        self.closers: list[Callable[[], object]] = []
+
+    def add(self, callback: Callable[[], object]) -> None:
+        self.closers.append(callback)
+        _UNCLOSED.add(self)
+
+    def close(self) -> None:
+        closers, self.closers = self.closers, []
+        _UNCLOSED.discard(self)
+        for callback in closers:
+            try:
+                callback()
+            except Exception:  # one failing cleanup must not skip the others
+                log = logger()
+                log.exception("closing a registry resource failed")
+
+
+_UNCLOSED: weakref.WeakSet[_Lifetime] = weakref.WeakSet()
+"""Lifetimes with cleanups still to run; held weakly, so this never keeps a registry alive."""
 
 
 @atexit.register
 def _close_unclosed() -> None:
     """At interpreter exit, close every registry nobody closed (their background processes die with it)."""
-    for registry in list(_UNCLOSED):
-        registry.close()
+    for lifetime in list(_UNCLOSED):
+        lifetime.close()
+
+
+def _new_call_id() -> str:
+    return f"call_{next(_CALL_IDS):x}_{_CALL_PREFIX}"
+
+
+_CALL_IDS = itertools.count(1)
+_CALL_PREFIX = os.urandom(4).hex()  # tells apart the ids of two processes writing one audit log
 
 
 class Registry:
@@ -80,9 +135,33 @@ class Registry:
         self._tools: dict[str, Tool] = {}
         self._checks: dict[str, tuple[Tool, Callable[[Any], bool]]] = {}  # compiled on a tool's first call
         self._render_error: ErrorRenderer = render_error or default_error_text
-        self._closers: list[Callable[[], object]] = []
+        self._lifetime = _Lifetime()
+        self._hooks: tuple[Hook, ...] = ()  # around calls of names no tool has
+        self._tool_hooks: dict[str, tuple[Hook, ...]] = {}  # around each tool's calls; none: the fast path
         for tool in tools:
             self.add(tool)
+
+    def _derive(self, tools: Iterable[tuple[Tool, tuple[Hook, ...]]], hooks: tuple[Hook, ...]) -> Registry:
+        """A registry over ``(tool, its hooks)`` pairs with this one's renderer and state."""
+        derived = Registry(render_error=self._render_error)
+        derived._lifetime = self._lifetime
+        derived._hooks = hooks
+        for tool, tool_hooks in tools:
+            derived._tools[tool.name] = tool
+            if tool_hooks:
+                derived._tool_hooks[tool.name] = tool_hooks
+        return derived
+
+    def _with_hooks(self, names: Iterable[str],
+                    rename: Mapping[str, str] | None = None) -> list[tuple[Tool, tuple[Hook, ...]]]:
+        """``(tool, its hooks)`` for the tools named, renamed as asked."""
+        pairs = []
+        for name in names:
+            tool = self._tools[name]
+            if rename and name in rename:
+                tool = attrs.evolve(tool, name=rename[name])
+            pairs.append((tool, self._tool_hooks.get(name, ())))
+        return pairs
 
     def __repr__(self) -> str:
         if not self._tools:
@@ -108,10 +187,108 @@ class Registry:
     def __or__(self, other: Registry) -> Registry:
         if not isinstance(other, Registry):
             return NotImplemented
-        combined = Registry([*self, *other], render_error=self._render_error)
-        for callback in [*self._closers, *other._closers]:
-            combined.on_close(callback)
+        return Registry.combine(self, other)
+
+    @staticmethod
+    def combine(*registries: Registry) -> Registry:
+        """One registry holding the tools of all of ``registries``, in order; each tool keeps its own hooks.
+
+        Closing it closes each of them. Each tool keeps its own error wording and hooks; :meth:`with_hooks` on the
+        result adds hooks around all of them.
+
+        Raises:
+            ToolDefinitionError: Two of them have a tool of the same name (both sources are named).
+        """
+        seen: dict[str, int] = {}
+        problems = []
+        for index, registry in enumerate(registries):
+            if not isinstance(registry, Registry):
+                raise ToolDefinitionError("Registry.combine", [f"argument {index + 1} is not a Registry: "
+                                                               f"{type(registry).__name__}"])
+            for name in registry._tools:
+                if name in seen:
+                    problems.append(f"tool {name!r} is already registered: in registry {seen[name] + 1} and in "
+                                    f"registry {index + 1}")
+                seen.setdefault(name, index)
+        if problems:
+            raise ToolDefinitionError("Registry.combine", problems)
+        combined = Registry(render_error=registries[0]._render_error if registries else None)
+        for registry in registries:
+            combined._lifetime.add(registry._lifetime.close)
+            for tool, hooks in registry._with_hooks(registry._tools):
+                combined._tools[tool.name] = tool
+                if hooks:
+                    combined._tool_hooks[tool.name] = hooks
         return combined
+
+    def with_hooks(self, *hooks: Hook) -> Registry:
+        """A new registry over the same tools and state whose calls pass through ``hooks``; this one is unchanged.
+
+        The hooks run around every call in the order given (after this registry's own): each ``before`` in turn
+        until one answers, the tool (unless one answered), then every ``after`` in reverse order, whether the
+        call ran, was answered by a hook, or failed validation. See :mod:`agenttools.hooks`.
+
+        Raises:
+            ToolDefinitionError: A hook has none of ``before``, ``after``, ``abefore``, ``aafter``.
+        """
+        methods = ("before", "after", "abefore", "aafter")
+        problems = [f"hook {index + 1} ({hook!r}) has none of {', '.join(methods)}" for index, hook in enumerate(hooks)
+                    if not any(callable(getattr(hook, method, None)) for method in methods)]
+        if problems:
+            raise ToolDefinitionError("with_hooks", problems)
+        return self._derive(((tool, (*hooks_of, *hooks)) for tool, hooks_of in self._with_hooks(self._tools)),
+                            hooks=(*self._hooks, *hooks))
+
+    def select(self, names: Iterable[str]) -> Registry:
+        """A new registry with only the tools named (in this registry's order), sharing hooks, state and close().
+
+        Raises:
+            ToolDefinitionError: A name is not a tool here.
+        """
+        wanted = self._known(names, "select")
+        return self._derive(self._with_hooks(name for name in self._tools if name in wanted), self._hooks)
+
+    def without(self, names: Iterable[str]) -> Registry:
+        """A new registry without the tools named, sharing hooks, state and close().
+
+        Raises:
+            ToolDefinitionError: A name is not a tool here.
+        """
+        unwanted = self._known(names, "without")
+        return self._derive(self._with_hooks(name for name in self._tools if name not in unwanted), self._hooks)
+
+    def prefixed(self, prefix: str) -> Registry:
+        """A new registry whose tools are named ``prefix + name`` (errors that quote a tool name follow).
+
+        Raises:
+            ToolDefinitionError: A new name is not a valid tool name.
+        """
+        return self.renamed({name: prefix + name for name in self._tools})
+
+    def renamed(self, names: Mapping[str, str]) -> Registry:
+        """A new registry with tools renamed (``{"read_file": "open"}``), the others kept, sharing hooks and state.
+
+        Raises:
+            ToolDefinitionError: An old name is not a tool here, a new name is invalid, or two tools would share
+                a name.
+        """
+        self._known(names, "renamed")
+        problems = [f"{new!r}: {problem}" for new in names.values() for problem in check_name(new)]
+        final = [names.get(name, name) for name in self._tools]
+        problems += [f"two tools would be named {name!r}" for name in sorted({n for n in final if final.count(n) > 1})]
+        if problems:
+            raise ToolDefinitionError("renamed", problems)
+        return self._derive(self._with_hooks(self._tools, names), self._hooks)
+
+    def _known(self, names: Iterable[str], method: str) -> set[str]:
+        if isinstance(names, str):
+            names = [names]
+        wanted = set(names)
+        unknown = sorted(wanted - set(self._tools))
+        if unknown:
+            raise ToolDefinitionError(method, [f"no tool named {name!r} (tools: {', '.join(self._tools)})"
+                                               for name in unknown])
+        return wanted
 
     def __enter__(self) -> Registry:
         return self
@@ -126,19 +303,15 @@ class Registry:
         not: its tools may live on in another registry; what the callbacks release is owned (and finalized) by
         the toolset's own state.
         """
-        self._closers.append(callback)
-        _UNCLOSED.add(self)
+        self._lifetime.add(callback)
 
     def close(self) -> None:
-        """Release what the tools hold (background processes, sessions). Safe to call more than once."""
-        closers, self._closers = self._closers, []
-        _UNCLOSED.discard(self)
-        for callback in closers:
-            try:
-                callback()
-            except Exception:  # one failing cleanup must not skip the others
-                log = logger()
-                log.exception("closing a registry resource failed")
+        """Release what the tools hold (background processes, sessions). Safe to call more than once.
+
+        Registries made from this one (:meth:`with_hooks`, :meth:`select`, ...) share its state: closing any of
+        them closes it. Hooks are not closed (one hook may serve many registries).
+        """
+        self._lifetime.close()
 
     def names(self) -> tuple[str, ...]:
         """Tool names, in definition order."""
@@ -155,6 +328,8 @@ class Registry:
         if tool.render_error is None:
             tool = attrs.evolve(tool, render_error=self._render_error)
         self._tools[tool.name] = tool
+        if self._hooks:
+            self._tool_hooks[tool.name] = self._hooks
         return tool
 
     @overload
@@ -300,12 +475,17 @@ class Registry:
         else:
             logger().error("tool %s raised %s", name, type(error).__name__, exc_info=error)
 
-    def call(self, name: str, arguments: Mapping[str, Any] | str | bytes | None = None) -> ToolOutput:
+    def call(self, name: str, arguments: Mapping[str, Any] | str | bytes | None = None, *,
+             call_id: str | None = None) -> ToolOutput:
         """Validate ``arguments`` (a dict or a JSON string) and run the tool; never raises for bad input.
 
         ``null`` for an optional parameter means its default. Unknown tools, invalid JSON, schema violations
-        and exceptions raised by the tool all come back as ``ToolOutput(is_error=True)`` with one line of text.
+        and exceptions raised by the tool (or a hook) all come back as ``ToolOutput(is_error=True)`` with one line
+        of text. ``call_id`` is handed to the hooks (one is generated when None).
         """
+        hooks = self._tool_hooks.get(name, self._hooks) if self._tool_hooks or self._hooks else ()
+        if hooks:
+            return self._hooked(name, arguments, call_id, hooks)
         try:
             tool, args = self._prepare(name, arguments)
             result = tool.handler(args)
@@ -315,6 +495,111 @@ class Registry:
         except (Exception, SystemExit) as error:  # noqa: BLE001 - call() never raises: every failure is output
             self._log(name, error)
             return well_formed_output(self._failure(name, error))
+
+    def _start(self, name: str, arguments: Any, call_id: str | None) -> ToolCall:
+        """The call as hooks see it before validation (arguments as far as they can be read)."""
+        tool = self._tools.get(name)
+        try:
+            read = self._parse(tool, arguments) if tool is not None else _readable(arguments)
+        except ArgumentsError:
+            read = {}
+        return ToolCall(name=name, arguments=read, tool=tool, call_id=call_id or _new_call_id(),
+                        started=time.monotonic())
+
+    def _revised(self, call: ToolCall, revised: Any, hook: Hook) -> ToolCall:
+        """A ``before``'s new call, its arguments validated again."""
+        if not isinstance(revised, ToolCall) or revised.name != call.name:
+            raise TypeError(f"hook {hook!r} returned {revised!r} from before; expected None, a ToolOutput or the "
+                            f"call with new arguments (the tool cannot change)")
+        _, args = self._prepare(call.name, revised.arguments)
+        return attrs.evolve(call, arguments=args)
+
+    def _after(self, hooks: tuple[Hook, ...], call: ToolCall, output: ToolOutput) -> ToolOutput:
+        for hook in reversed(hooks):
+            after = getattr(hook, "after", None)
+            if after is None:
+                continue
+            try:
+                output = _checked_output(hook, after(call, output))
+            except (Exception, SystemExit) as error:  # noqa: BLE001 - a hook's failure is the call's error text
+                self._log(call.name, error)
+                output = self._failure(call.name, error)
+        return well_formed_output(output)
+
+    def _hooked(self, name: str, arguments: Any, call_id: str | None, hooks: tuple[Hook, ...]) -> ToolOutput:
+        call = self._start(name, arguments, call_id)
+        output: ToolOutput | None = None
+        try:
+            tool, args = self._prepare(name, arguments)
+            call = attrs.evolve(call, arguments=args)
+            for hook in hooks:
+                before = getattr(hook, "before", None)
+                if before is None:
+                    continue
+                answer = before(call)
+                if isinstance(answer, ToolOutput):
+                    output = answer
+                    break
+                if answer is not None:
+                    call = self._revised(call, answer, hook)
+            if output is None:
+                result = tool.handler(call.arguments)
+                if tool.is_async or inspect.isawaitable(result):
+                    result = run_coroutine(result)
+                output = to_output(result)
+        except (Exception, SystemExit) as error:  # noqa: BLE001 - call() never raises: every failure is output
+            self._log(name, error)
+            output = self._failure(name, error)
+        return self._after(hooks, call, well_formed_output(output))
+
+    async def _ahooked(self, name: str, arguments: Any, call_id: str | None, hooks: tuple[Hook, ...],
+                       limiter: CallLimiter | None) -> ToolOutput:
+        call = self._start(name, arguments, call_id)
+        output: ToolOutput | None = None
+        try:
+            tool, args = self._prepare(name, arguments)
+            call = attrs.evolve(call, arguments=args)
+            for hook in hooks:
+                abefore = getattr(hook, "abefore", None)
+                before = getattr(hook, "before", None)
+                if abefore is not None:
+                    answer = await abefore(call)
+                elif before is not None:
+                    answer = before(call)
+                else:
+                    continue
+                if isinstance(answer, ToolOutput):
+                    output = answer
+                    break
+                if answer is not None:
+                    call = self._revised(call, answer, hook)
+            if output is None:
+                output = to_output(await self._arun_tool(tool, call.arguments, limiter))
+        except (Exception, SystemExit) as error:  # noqa: BLE001 - acall() never raises: every failure is output
+            self._log(name, error)
+            output = self._failure(name, error)
+        output = well_formed_output(output)
+        for hook in reversed(hooks):
+            aafter = getattr(hook, "aafter", None)
+            after = getattr(hook, "after", None)
+            try:
+                if aafter is not None:
+                    output = _checked_output(hook, await aafter(call, output))
+                elif after is not None:
+                    output = _checked_output(hook, after(call, output))
+            except (Exception, SystemExit) as error:  # noqa: BLE001 - a hook's failure is the call's error text
+                self._log(name, error)
+                output = self._failure(name, error)
+        return well_formed_output(output)
+
+    @staticmethod
+    async def _arun_tool(tool: Tool, args: dict[str, Any], limiter: CallLimiter | None) -> Any:
+        if tool.is_async:
+            return await tool.handler(args)
+        result = await run_sync(tool.handler, args, limiter=limiter)
+        if inspect.isawaitable(result):
+            result = await result
+        return result
 
     def run(self, tool_call: Any) -> dict[str, Any]:
         """Run a tool call from any SDK and answer in the same SDK's shape.
@@ -333,7 +618,7 @@ class Registry:
         except (Exception, SystemExit) as error:  # noqa: BLE001 - a native payload that cannot run fails the call
             self._log(parsed.name, error)
             return parsed.shape(well_formed_output(self._failure(parsed.name, error)))
-        return parsed.shape(self.call(parsed.name, arguments))
+        return parsed.shape(self.call(parsed.name, arguments, call_id=parsed.call_id))
 
     async def arun(self, tool_call: Any) -> dict[str, Any]:
         """Like :meth:`run`, without blocking the event loop."""
@@ -343,7 +628,7 @@ class Registry:
         except (Exception, SystemExit) as error:  # noqa: BLE001 - a native payload that cannot run fails the call
             self._log(parsed.name, error)
             return parsed.shape(well_formed_output(self._failure(parsed.name, error)))
-        return parsed.shape(await self.acall(parsed.name, arguments))
+        return parsed.shape(await self.acall(parsed.name, arguments, call_id=parsed.call_id))
 
     def _arguments_of(self, parsed: sdk.ParsedCall) -> Any:
         """The arguments of a parsed call: a native item's payload goes through its tool's ``native_arguments``."""
@@ -357,7 +642,7 @@ class Registry:
         return langchain.tools(self, self.call, self.acall)
 
     async def acall(self, name: str, arguments: Mapping[str, Any] | str | bytes | None = None, *,
-                    limiter: CallLimiter | None = None) -> ToolOutput:
+                    limiter: CallLimiter | None = None, call_id: str | None = None) -> ToolOutput:
         """Like :meth:`call`, without blocking the event loop (sync tools run in a worker thread).
 
         Cancelling the awaiting task cancels the call: a shell command it runs has its process group killed
@@ -368,7 +653,12 @@ class Registry:
             arguments: A dict or a JSON string.
             limiter: Run sync tools on this limiter's threads (at most ``max_running`` at once, the rest wait).
                 None uses the loop's default executor. Async tools run on the event loop either way.
+            call_id: Handed to the hooks (one is generated when None). A hook's ``abefore``/``aafter`` is awaited
+                when it has one; its plain ``before``/``after`` runs on the event loop.
         """
+        hooks = self._tool_hooks.get(name, self._hooks) if self._tool_hooks or self._hooks else ()
+        if hooks:
+            return await self._ahooked(name, arguments, call_id, hooks, limiter)
         try:
             tool, args = self._prepare(name, arguments)
             if tool.is_async:

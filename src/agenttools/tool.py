@@ -18,7 +18,8 @@ from agenttools.blocks import Answer
 from agenttools.errors import ToolDefinitionError
 from agenttools.schema import canonicalize, is_nullable
 
-__all__ = ["NAME_PATTERN", "ErrorRenderer", "Tool", "check_description", "check_name", "check_parameters"]
+__all__ = ["NAME_PATTERN", "ErrorRenderer", "Tool", "ToolCall", "check_description", "check_name",
+           "check_parameters"]
 
 ErrorRenderer = Callable[[str, BaseException], "str | Answer"]
 """``(tool_name, error) -> text or ToolOutput``: how a toolset words its errors."""
@@ -142,3 +143,23 @@ class Tool:
         options.setdefault("null_means_default", nulls)
         options.setdefault("is_async", inspect.iscoroutinefunction(handler))
         return cls(name=name, description=description, parameters=schema, handler=handler, **options)
+
+
+@attrs.frozen(kw_only=True)
+class ToolCall:
+    """One call on its way through a registry's hooks: what the model asked for, and of which tool.
+
+    A hook's ``before`` may return ``attrs.evolve(call, arguments={...})`` to change the arguments (they are
+    validated again), a :class:`~agenttools.ToolOutput` to answer without running the tool, or None.
+    """
+
+    name: str
+    """The tool's name, as the model called it."""
+    arguments: dict[str, Any]
+    """The validated arguments; for a call that failed validation (seen by ``after`` only), what could be read."""
+    tool: Tool | None
+    """The tool, with its hints (``read_only``, ``is_destructive``); None when no tool has that name."""
+    call_id: str
+    """The SDK's call id (OpenAI ``tool_call_id``, Anthropic ``tool_use`` id, the MCP request id), else generated."""
+    started: float = attrs.field(default=0.0, repr=False)
+    """``time.monotonic()`` when the registry received the call."""
