@@ -31,8 +31,10 @@ from pathlib import Path
 from typing import Any
 
 import pathspec
+from opentelemetry.sdk.trace import TracerProvider
 
 import agenttools
+from agenttools import hooks
 from agenttools.ignore import IgnoreRules
 from agenttools.search import glob_files, grep
 from agenttools.search.rg import find_rg
@@ -305,6 +307,7 @@ def fixed_figures(corpus: str, rg: str, rounds: int, floods: bool) -> Report:
 
     _fresh_process(report, corpus, rounds)
     _call_overhead(report, rounds)
+    _hook_costs(report, rounds)
     _sandbox(report, corpus, rounds)
     if floods:
         _floods(report, rg, rounds)
@@ -355,6 +358,41 @@ def _call_overhead(report: Report, rounds: int) -> None:
     overhead = statistics.median(a - b for a, b in zip(per_call.ours, per_call.ref or [], strict=True))
     report.add("Registry.call on a trivial tool (vs calling the function)", per_call,
                "overhead <= 20 us", f"overhead {overhead * 1e6:.1f} us per call", unit="us")
+
+
+def _hook_costs(report: Report, rounds: int) -> None:
+    """What each built-in hook adds to a call of a trivial tool: the hooked registry against the same one bare."""
+    reg = agenttools.Registry()
+
+    @reg.tool
+    def echo(a: int) -> int:
+        """Return a.
+
+        Args:
+            a: A number.
+        """
+        return a
+
+    n = 2000
+    with tempfile.TemporaryDirectory() as logs:
+        audit = hooks.AuditLog(os.path.join(logs, "calls.jsonl"))
+        approve = hooks.Approval(lambda call: True, when="always")
+        cases = (
+            ("hooks.Approval (decide returns True)", (approve,), ""),
+            ("hooks.AuditLog (a line to a file)", (audit,), ""),
+            ("hooks.AuditLog + hooks.Approval", (approve, audit), "<= 50 us"),
+            ("hooks.OutputBudget (an output within it)", (hooks.OutputBudget(max_chars=10_000),), ""),
+            ("hooks.Tracing (SDK tracer, no exporter)", (hooks.Tracing(TracerProvider().get_tracer("bench")),), ""),
+        )
+        bare = lambda: [reg.call("echo", {"a": 1}) for _ in range(n)]  # noqa: E731
+        for figure, chosen, goal in cases:
+            hooked = reg.with_hooks(*chosen)
+            timed = lambda h=hooked: [h.call("echo", {"a": 1}) for _ in range(n)]  # noqa: E731
+            pair = _per_call(paired(timed, bare, rounds), n)
+            added = statistics.median(a - b for a, b in zip(pair.ours, pair.ref or [], strict=True))
+            report.add(f"Registry.call with {figure} (vs no hooks)", pair, f"added {goal}" if goal else "",
+                       f"added {added * 1e6:.1f} us per call", unit="us")
+        audit.close()
 
 
 def _per_call(pair: Pair, n: int) -> Pair:
@@ -477,15 +515,22 @@ def main() -> None:
                         help=f"a word on 100k+ lines: past the {CAP:,}-match cap, first 100 (default self)")
     parser.add_argument("--no-floods", action="store_true",
                         help="skip the 300 MB output and 1 GB file rows (they need 1 GB of disk, about 30 s)")
+    parser.add_argument("--only-hooks", action="store_true",
+                        help="only the call overhead and what each built-in hook adds to a call (any directory "
+                             "will do as --corpus)")
     parser.add_argument("--only-sandbox", action="store_true",
                         help="only the fresh-process rows and what the sandbox adds to a command (any directory "
                              "will do as --corpus)")
     args = parser.parse_args()
     corpora = [str(path.resolve()) for path in args.corpus]
-    if args.only_sandbox:
+    if args.only_sandbox or args.only_hooks:
         report = Report()
-        _fresh_process(report, corpora[0], args.rounds)
-        _sandbox(report, corpora[0], args.rounds)
+        if args.only_hooks:
+            _call_overhead(report, args.rounds)
+            _hook_costs(report, args.rounds)
+        else:
+            _fresh_process(report, corpora[0], args.rounds)
+            _sandbox(report, corpora[0], args.rounds)
         print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
               f"{platform.system()} {platform.release()}; agenttools {agenttools.__version__}; {args.rounds} paired "
               "rounds after a warm-up")

@@ -382,3 +382,15 @@ def test_a_call_answered_before_tracing_saw_it_still_gets_a_span(root, spans):
     reg.call("glob", {"pattern": "*"})
     (span,) = spans.get_finished_spans()
     assert span.attributes["error.type"] == "denied"
+
+
+def test_a_symlink_planted_after_the_hook_was_built_cannot_redirect_a_spill(root, tmp_path_factory):
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    spill = root / ".agent" / "outputs"
+    budget = hooks.OutputBudget(max_chars=100, spill_dir=str(spill))
+    reg = agenttools.toolset("gemini", root=str(root)).with_hooks(budget)
+    spill.rename(root / ".agent" / "moved")
+    spill.symlink_to(elsewhere)  # what a model could do with its shell, between two calls
+    out = reg.call("read_file", {"absolute_path": str(root / "a.txt")})
+    assert "left out" in out.text and not list(elsewhere.iterdir())
+    assert len(list((root / ".agent" / "moved").iterdir())) == 1  # the spill went where the hook was built for

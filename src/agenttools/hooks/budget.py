@@ -8,6 +8,7 @@ import math
 import os
 import re
 import warnings
+import weakref
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -72,6 +73,8 @@ class OutputBudget:
         max_tokens: The most tokens (counted as :func:`count_tokens` does). With both, both hold.
         spill_dir: A directory to save each cut output whole, as ``<time>-<tool>-<call id>.txt`` (created, ``0600``,
             never over an existing file). Put it inside the workspace and the toolset's own read tools can open it.
+            It is resolved and opened once, here: a symlink the model or the repository plants there later cannot
+            send a spill elsewhere (one already there now is followed: create the directory yourself first).
 
     The head and the tail get half the budget each, cut at line ends (inside a line only when a single line is
     longer than that), and never inside a character; the line between them, not counted in the budget, reads
@@ -90,15 +93,18 @@ class OutputBudget:
         if self.max_chars is None and self.max_tokens is None:
             raise ConfigError("OutputBudget: give max_chars, max_tokens or both")
         self.spill_dir: str | None = None
+        """The directory spills go to, resolved when the hook was built."""
+        self._dir_fd: int | None = None
         if spill_dir is not None:
             path = os.path.abspath(os.fspath(spill_dir))
             try:
                 os.makedirs(path, mode=0o700, exist_ok=True)
+                real = os.path.realpath(path)
+                self._dir_fd = os.open(real, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
             except OSError as exc:
-                raise ConfigError(f"OutputBudget: cannot create spill_dir {path}: {exc.strerror or exc}") from None
-            if not os.path.isdir(path):
-                raise ConfigError(f"OutputBudget: spill_dir {path} is not a directory")
-            self.spill_dir = path
+                raise ConfigError(f"OutputBudget: cannot use spill_dir {path}: {exc.strerror or exc}") from None
+            self.spill_dir = real
+            self._finalizer = weakref.finalize(self, os.close, self._dir_fd)
 
     def __repr__(self) -> str:
         return f"OutputBudget(max_chars={self.max_chars}, max_tokens={self.max_tokens}, spill_dir={self.spill_dir!r})"
@@ -140,8 +146,9 @@ class OutputBudget:
         stamp = datetime.datetime.now(datetime.UTC).strftime("%Y%m%dT%H%M%S.%fZ")
         name = f"{stamp}-{_UNSAFE.sub('_', call.name)[:64]}-{_UNSAFE.sub('_', call.call_id)[:64]}.txt"
         path = os.path.join(self.spill_dir, name)
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+        try:  # through the directory opened when the hook was built: a symlink planted since cannot redirect it
+            fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600,
+                         dir_fd=self._dir_fd)
             try:
                 data = memoryview(text.encode("utf-8", "surrogateescape"))
                 while data:
