@@ -74,6 +74,13 @@ def _readable(arguments: Any) -> dict[str, Any]:
     return {}
 
 
+def _interrupted(name: str, error: BaseException) -> ToolOutput:
+    """What the hooks see of a call stopped by a cancellation or an interrupt (the caller gets the exception)."""
+    code = "interrupted" if isinstance(error, KeyboardInterrupt) else "cancelled"
+    text = f"The call to {name} was {code}"
+    return ToolOutput(text=text, is_error=True, data=ToolFailure(text, code=code))
+
+
 def _checked_output(hook: Hook, output: Any) -> ToolOutput:
     if not isinstance(output, ToolOutput):
         raise TypeError(f"hook {hook!r} returned {type(output).__name__} from after; expected a ToolOutput")
@@ -148,7 +155,7 @@ class Registry:
         derived._hooks = hooks
         for tool, tool_hooks in tools:
             derived._tools[tool.name] = tool
-            if tool_hooks:
+            if tool_hooks or hooks:  # a tool without hooks must not fall back to those of unknown names
                 derived._tool_hooks[tool.name] = tool_hooks
         return derived
 
@@ -193,8 +200,9 @@ class Registry:
     def combine(*registries: Registry) -> Registry:
         """One registry holding the tools of all of ``registries``, in order; each tool keeps its own hooks.
 
-        Closing it closes each of them. Each tool keeps its own error wording and hooks; :meth:`with_hooks` on the
-        result adds hooks around all of them.
+        Closing it closes each of them. Each tool keeps its own error wording and hooks; a name none of them has
+        (an unknown tool, or a tool added later) passes through the hooks of all of them, each once, so a shared
+        audit log still sees it. :meth:`with_hooks` on the result adds hooks around all of them.
 
         Raises:
             ToolDefinitionError: Two of them have a tool of the same name (both sources are named).
@@ -213,11 +221,15 @@ class Registry:
         if problems:
             raise ToolDefinitionError("Registry.combine", problems)
         combined = Registry(render_error=registries[0]._render_error if registries else None)
+        unknown: dict[int, Hook] = {}  # around a name none of them has: every hook of each, once
+        for registry in registries:
+            unknown.update((id(hook), hook) for hook in registry._hooks)
+        combined._hooks = tuple(unknown.values())
         for registry in registries:
             combined._lifetime.add(registry._lifetime.close)
             for tool, hooks in registry._with_hooks(registry._tools):
                 combined._tools[tool.name] = tool
-                if hooks:
+                if hooks or combined._hooks:
                     combined._tool_hooks[tool.name] = hooks
         return combined
 
@@ -503,7 +515,8 @@ class Registry:
             read = self._parse(tool, arguments) if tool is not None else _readable(arguments)
         except ArgumentsError:
             read = {}
-        return ToolCall(name=name, arguments=read, tool=tool, call_id=call_id or _new_call_id(),
+        return ToolCall(name=name, arguments=read, tool=tool,
+                        call_id=_new_call_id() if call_id is None or call_id == "" else str(call_id),
                         started=time.monotonic())
 
     def _revised(self, call: ToolCall, revised: Any, hook: Hook) -> ToolCall:
@@ -517,10 +530,12 @@ class Registry:
     def _after(self, hooks: tuple[Hook, ...], call: ToolCall, output: ToolOutput) -> ToolOutput:
         for hook in reversed(hooks):
             after = getattr(hook, "after", None)
-            if after is None:
-                continue
+            aafter = getattr(hook, "aafter", None) if after is None else None
             try:
-                output = _checked_output(hook, after(call, output))
+                if after is not None:
+                    output = _checked_output(hook, after(call, output))
+                elif aafter is not None:  # a hook written only async is not skipped by a sync call
+                    output = _checked_output(hook, run_coroutine(aafter(call, output)))
             except (Exception, SystemExit) as error:  # noqa: BLE001 - a hook's failure is the call's error text
                 self._log(call.name, error)
                 output = self._failure(call.name, error)
@@ -534,9 +549,13 @@ class Registry:
             call = attrs.evolve(call, arguments=args)
             for hook in hooks:
                 before = getattr(hook, "before", None)
-                if before is None:
+                abefore = getattr(hook, "abefore", None) if before is None else None
+                if before is not None:
+                    answer = before(call)
+                elif abefore is not None:  # a hook written only async (an approval) is not skipped by call()
+                    answer = run_coroutine(abefore(call))
+                else:
                     continue
-                answer = before(call)
                 if isinstance(answer, ToolOutput):
                     output = answer
                     break
@@ -550,6 +569,9 @@ class Registry:
         except (Exception, SystemExit) as error:  # noqa: BLE001 - call() never raises: every failure is output
             self._log(name, error)
             output = self._failure(name, error)
+        except BaseException as error:  # an interrupt: the hooks still see the call end (logged, span ended)
+            self._after(hooks, call, _interrupted(name, error))
+            raise
         return self._after(hooks, call, well_formed_output(output))
 
     async def _ahooked(self, name: str, arguments: Any, call_id: str | None, hooks: tuple[Hook, ...],
@@ -578,7 +600,13 @@ class Registry:
         except (Exception, SystemExit) as error:  # noqa: BLE001 - acall() never raises: every failure is output
             self._log(name, error)
             output = self._failure(name, error)
-        output = well_formed_output(output)
+        except BaseException as error:  # cancelled: the hooks still see the call end, then the cancellation goes on
+            await self._aafter(hooks, call, _interrupted(name, error))
+            raise
+        return await self._aafter(hooks, call, well_formed_output(output))
+
+    async def _aafter(self, hooks: tuple[Hook, ...], call: ToolCall, output: ToolOutput) -> ToolOutput:
+        stopped: BaseException | None = None
         for hook in reversed(hooks):
             aafter = getattr(hook, "aafter", None)
             after = getattr(hook, "after", None)
@@ -588,8 +616,13 @@ class Registry:
                 elif after is not None:
                     output = _checked_output(hook, after(call, output))
             except (Exception, SystemExit) as error:  # noqa: BLE001 - a hook's failure is the call's error text
-                self._log(name, error)
-                output = self._failure(name, error)
+                self._log(call.name, error)
+                output = self._failure(call.name, error)
+            except BaseException as error:  # noqa: BLE001 - cancelled inside one hook: the hooks outside it still see the end
+                stopped = stopped or error
+                output = _interrupted(call.name, error)
+        if stopped is not None:
+            raise stopped
         return well_formed_output(output)
 
     @staticmethod
@@ -617,7 +650,11 @@ class Registry:
             arguments = self._arguments_of(parsed)
         except (Exception, SystemExit) as error:  # noqa: BLE001 - a native payload that cannot run fails the call
             self._log(parsed.name, error)
-            return parsed.shape(well_formed_output(self._failure(parsed.name, error)))
+            failed = well_formed_output(self._failure(parsed.name, error))
+            hooks = self._tool_hooks.get(parsed.name, self._hooks)
+            if hooks:  # the hooks see it fail, as they see a call that fails validation
+                failed = self._after(hooks, self._start(parsed.name, parsed.arguments, parsed.call_id), failed)
+            return parsed.shape(failed)
         return parsed.shape(self.call(parsed.name, arguments, call_id=parsed.call_id))
 
     async def arun(self, tool_call: Any) -> dict[str, Any]:
@@ -627,7 +664,12 @@ class Registry:
             arguments = self._arguments_of(parsed)
         except (Exception, SystemExit) as error:  # noqa: BLE001 - a native payload that cannot run fails the call
             self._log(parsed.name, error)
-            return parsed.shape(well_formed_output(self._failure(parsed.name, error)))
+            failed = well_formed_output(self._failure(parsed.name, error))
+            hooks = self._tool_hooks.get(parsed.name, self._hooks)
+            if hooks:  # the hooks see it fail, as they see a call that fails validation
+                failed = await self._aafter(hooks, self._start(parsed.name, parsed.arguments, parsed.call_id),
+                                            failed)
+            return parsed.shape(failed)
         return parsed.shape(await self.acall(parsed.name, arguments, call_id=parsed.call_id))
 
     def _arguments_of(self, parsed: sdk.ParsedCall) -> Any:

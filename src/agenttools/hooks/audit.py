@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import math
 import os
 import stat
 import threading
@@ -103,8 +104,14 @@ class AuditLog:
 
     def after(self, call: ToolCall, output: ToolOutput) -> ToolOutput:
         """Write the call's line; the output goes on unchanged."""
-        line = json.dumps(self.record(call, output), ensure_ascii=False, default=str) + "\n"
-        self._write(line)
+        entry = self.record(call, output)
+        try:
+            line = json.dumps(entry, ensure_ascii=False, allow_nan=False, default=str)
+        except ValueError:  # NaN or Infinity (an SDK's json.loads reads them): strict JSON has no such numbers
+            line = json.dumps(_finite(entry), ensure_ascii=False, allow_nan=False, default=str)
+        if not line.isascii():  # a lone surrogate: its JSON escape, which a strict UTF-8 stream can write too
+            line = line.encode("utf-8", "backslashreplace").decode("utf-8")
+        self._write(line + "\n")
         return output
 
     async def aafter(self, call: ToolCall, output: ToolOutput) -> ToolOutput:
@@ -115,7 +122,7 @@ class AuditLog:
         try:
             with self._lock:
                 if self._fd is not None:
-                    data = memoryview(line.encode("utf-8", "backslashreplace"))  # a lone surrogate stays valid JSON
+                    data = memoryview(line.encode("utf-8"))
                     while data:
                         data = data[os.write(self._fd, data):]
                 elif self._stream is not None:
@@ -133,3 +140,14 @@ class AuditLog:
             self._stream = None
         if fd is not None:
             os.close(fd)
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with NaN and the infinities as the strings ``"NaN"``, ``"Infinity"`` and ``"-Infinity"``."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return json.dumps(value)
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(item) for item in value]
+    return value

@@ -9,6 +9,7 @@ import os
 import re
 import warnings
 import weakref
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -112,7 +113,8 @@ class OutputBudget:
     def _within(self, text: str) -> bool:
         if self.max_chars is not None and len(text) > self.max_chars:
             return False
-        if self.max_tokens is not None and len(text) > self.max_tokens:  # a token is at least one character
+        if self.max_tokens is not None and (len(text) > self.max_tokens or (not text.isascii() and len(
+                text.encode("utf-8", "surrogatepass")) > self.max_tokens)):  # a token is at least one byte of UTF-8
             return count_tokens(text) <= self.max_tokens
         return True
 
@@ -126,15 +128,19 @@ class OutputBudget:
         if self.max_tokens is not None:  # characters for the token budget, at this text's own ratio
             budget = min(budget, max(1, int(self.max_tokens * len(text) / max(1, count_tokens(text)))))
         head, tail = _ends(text, budget)
-        for _ in range(8):  # the ratio is an estimate: shrink until both budgets hold
-            if self._within(head + tail):
-                break
+        while budget > 0 and not self._within(head + tail):  # the ratio is an average: dense ends need less
             budget = int(budget * 0.85)
             head, tail = _ends(text, budget)
         cut = _joined(text, head, tail, note)
-        blocks = tuple(TextBlock(text=cut) if isinstance(block, TextBlock) and block.text == text else block
-                       for block in output.content)
-        return attrs.evolve(output, text=cut, content=blocks)
+        texts = [block.text for block in output.content if isinstance(block, TextBlock)]
+        if texts == [text]:
+            blocks = tuple(TextBlock(text=cut) if isinstance(block, TextBlock) else block for block in output.content)
+        else:  # the text is in several blocks (or differs from them): each keeps its share of the budget
+            shares = iter(_cut(block_text, share, note) for block_text, share in zip(
+                texts, _shares([len(t) for t in texts], budget), strict=True))
+            blocks = tuple(TextBlock(text=next(shares)) if isinstance(block, TextBlock) else block
+                           for block in output.content)
+        return attrs.evolve(output, text=cut, content=blocks, data=_cut_shell(output.data, budget, note))
 
     async def aafter(self, call: ToolCall, output: ToolOutput) -> ToolOutput:
         """As :meth:`after`."""
@@ -160,9 +166,44 @@ class OutputBudget:
         return f"; the whole output is in {path}"
 
 
+def _shares(lengths: list[int], budget: int) -> list[int]:
+    """``budget`` split fairly among texts of these lengths: none gets more than it has, the longest get the rest."""
+    shares = [0] * len(lengths)
+    left = budget
+    order = sorted(range(len(lengths)), key=lengths.__getitem__)
+    for done, index in enumerate(order):
+        shares[index] = min(lengths[index], left // (len(order) - done))
+        left -= shares[index]
+    return shares
+
+
+def _cut(text: str, budget: int, note: str) -> str:
+    """``text`` cut to ``budget`` characters (head, the line saying what was left out, tail), or itself."""
+    return text if len(text) <= budget else _joined(text, *_ends(text, budget), note)
+
+
+def _cut_shell(data: Any, budget: int, note: str) -> Any:
+    """A native shell answer's ``data`` with its streams cut to ``budget`` together; other data as it is.
+
+    That data (``{"output": [{"stdout", "stderr", ...}]}``) is what a Responses ``shell_call_output`` item is built
+    from, so its streams must keep to the budget the text keeps to.
+    """
+    if not isinstance(data, Mapping) or not isinstance(data.get("output"), list) or not all(
+            isinstance(entry, Mapping) for entry in data["output"]):
+        return data
+    streams = [(index, key, entry[key]) for index, entry in enumerate(data["output"]) for key in ("stdout", "stderr")
+               if isinstance(entry.get(key), str)]
+    entries = [dict(entry) for entry in data["output"]]
+    for (index, key, stream), share in zip(streams, _shares([len(s) for _, _, s in streams], budget), strict=True):
+        entries[index][key] = _cut(stream, share, note)
+    return {**data, "output": entries}
+
+
 def _ends(text: str, budget: int) -> tuple[str, str]:
     """``text``'s head and tail, about ``budget`` characters together, cut at line ends where a line allows."""
-    half = max(1, min(budget, len(text) - 1) // 2)
+    half = min(budget, len(text) - 1) // 2
+    if half <= 0:
+        return "", ""
     head = text[:half]
     end = head.rfind("\n")
     if end >= 0:

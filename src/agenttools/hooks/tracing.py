@@ -38,7 +38,7 @@ class Tracing:
         self._trace = trace
         self._tracer = tracer if tracer is not None else trace.get_tracer("agenttools")
         self.capture_content = bool(capture_content)
-        self._open: dict[str, Any] = {}
+        self._open: dict[tuple[str, float], list[Any]] = {}  # (call id, arrival): spans of calls not yet ended
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:
@@ -61,8 +61,8 @@ class Tracing:
     def before(self, call: ToolCall) -> None:
         """Start the call's span."""
         span = self._start(call)
-        with self._lock:
-            self._open[call.call_id] = span
+        with self._lock:  # the model picks call ids: two calls at once may share one, and each span must end
+            self._open.setdefault((call.call_id, call.started), []).append(span)
 
     async def abefore(self, call: ToolCall) -> None:
         """As :meth:`before`."""
@@ -70,8 +70,12 @@ class Tracing:
 
     def after(self, call: ToolCall, output: ToolOutput) -> ToolOutput:
         """End the call's span (one is made now for a call no ``before`` saw), marked as an error when it failed."""
+        key = (call.call_id, call.started)
         with self._lock:
-            span = self._open.pop(call.call_id, None)
+            spans = self._open.get(key)
+            span = spans.pop() if spans else None
+            if spans == []:
+                del self._open[key]
         if span is None:
             span = self._start(call)
         if output.is_error:
