@@ -381,14 +381,19 @@ def test_background_limit_and_close_kills(root):
     out = call(reg, "bash", command="true", run_in_background=True)
     assert out.text == ("[BASH_TASK_LIMIT] could not add background task: maximum concurrent background task "
                         "limit (2) reached")
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 10
     def written(i: int) -> bool:
         return (root / f"pid{i}").exists() and bool((root / f"pid{i}").read_text().strip())
 
-    while not all(written(i) for i in range(2)) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert all(processes_running("sleep", f"60.{i}1") for i in range(2))
-    reg.close()
+    def started() -> bool:  # the pid file is written just before the shell starts `sleep`: wait for both
+        return all(written(i) and processes_running("sleep", f"60.{i}1") for i in range(2))
+
+    try:
+        while not started() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert started()
+    finally:
+        reg.close()
     time.sleep(0.3)
     assert not any(processes_running("sleep", f"60.{i}1") for i in range(2))
 
