@@ -1,12 +1,21 @@
-"""From a typed Python function to a canonical JSON Schema and a caller that converts JSON back to Python.
+r"""From a typed Python function to a canonical JSON Schema and a caller that converts JSON back to Python.
 
 Supported annotations: ``str``, ``int``, ``float``, ``bool``, ``None``, ``Any``, ``list[T]``, ``tuple[T, ...]``,
 ``tuple[A, B]``, ``dict[str, T]``, ``Literal[...]`` (str/int/bool values), ``Enum`` subclasses, ``pathlib.Path``,
-``X | Y`` / ``Optional[X]`` / ``Union[...]``, and ``Annotated[T, "description"]``.
+``X | Y`` / ``Optional[X]`` / ``Union[...]``; objects: standard dataclasses, attrs classes, ``TypedDict``\ s (with
+``Required``/``NotRequired``), ``NamedTuple``\ s and pydantic models, nested in each other and in the above; and
+``Annotated[T, ...]`` with a description string, pydantic's ``Field(description=..., ge=..., pattern=...)`` or
+``annotated-types`` constraints (``Ge``, ``Lt``, ``MinLen``, ``MultipleOf``, ...), which land in the schema.
+
+The JSON a model sends is turned into those objects before the function is called. pydantic is optional: a
+pydantic model's schema and conversion are pydantic's own (``model_json_schema`` and ``model_validate``); the other
+object kinds are ours, with or without pydantic, since pydantic refuses ``typing.TypedDict`` before Python 3.12
+and does not know attrs classes. A recursive type cannot be described to a model and is refused.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import inspect
 import json
@@ -18,8 +27,10 @@ from typing import Any
 
 import attrs
 
+from agenttools.errors import ArgumentsError
 from agenttools.schema._docstring import parse_docstring
-from agenttools.schema._validate import validate
+from agenttools.schema._validate import ValidationIssue, validate
+from agenttools.schema.transform import canonicalize, inline_refs
 
 __all__ = ["FunctionSchema", "function_schema"]
 
@@ -33,10 +44,48 @@ def _literal_type(values: Sequence[Any]) -> str | None:
     return kinds.pop() if len(kinds) == 1 and None not in kinds else None
 
 
+_BOUNDS = {"gt": "exclusiveMinimum", "ge": "minimum", "lt": "exclusiveMaximum", "le": "maximum",
+           "multiple_of": "multipleOf", "pattern": "pattern"}
+_LENGTHS = {"min_length": ("minLength", "minItems", "minProperties"),
+            "max_length": ("maxLength", "maxItems", "maxProperties")}
+_MISSING = object()
+
+
+def _is_field_info(value: Any) -> bool:
+    """The ``FieldInfo`` of pydantic (what ``Field(...)`` returns), known without importing pydantic."""
+    return type(value).__name__ == "FieldInfo" and hasattr(value, "metadata") and hasattr(value, "description")
+
+
+def _constrained(schema: dict[str, Any], metadata: Sequence[Any]) -> dict[str, Any]:
+    """``schema`` with the description and the constraints ``Annotated`` metadata carries."""
+    out = dict(schema)
+    for item in metadata:
+        if isinstance(item, str):
+            out.setdefault("description", item)
+            continue
+        if _is_field_info(item):
+            if item.description:
+                out["description"] = item.description
+            out = _constrained(out, list(item.metadata))
+            continue
+        kind = out.get("type")
+        for attribute, keyword in _BOUNDS.items():
+            value = getattr(item, attribute, None)
+            if value is not None and not callable(value):
+                out[keyword] = value
+        for attribute, (text, array, mapping) in _LENGTHS.items():
+            value = getattr(item, attribute, None)
+            if isinstance(value, int) and not isinstance(value, bool):
+                out[array if kind == "array" else mapping if kind == "object" else text] = value
+    return out
+
+
 class _Compiler:
-    def __init__(self, where: str, problems: list[str]) -> None:
+    def __init__(self, where: str, problems: list[str], tool: str = "") -> None:
         self.where = where
         self.problems = problems
+        self.tool = tool
+        self.stack: list[Any] = []  # the object types being compiled, to refuse a recursive one
 
     def fail(self, message: str) -> tuple[dict[str, Any], Converter | None]:
         self.problems.append(f"{self.where}: {message}")
@@ -47,10 +96,7 @@ class _Compiler:
         args = typing.get_args(tp)
         if origin is typing.Annotated:
             schema, conv = self.compile(args[0])
-            texts = [m for m in args[1:] if isinstance(m, str)]
-            if texts:
-                schema = {**schema, "description": texts[0]}
-            return schema, conv
+            return _constrained(schema, args[1:]), conv
         if tp is Any:
             return {}, None
         if tp is None or tp is _NoneType:
@@ -86,10 +132,103 @@ class _Compiler:
             if not args:
                 return {"type": "object"}, None
             value_schema, conv = self.compile(args[1])
-            convert = None if conv is None else (lambda v: {k: conv(x) for k, x in v.items()})
+            convert = None if conv is None else (lambda v: {k: _at(k, conv, x) for k, x in v.items()})
             return {"type": "object", "additionalProperties": value_schema}, convert
+        if isinstance(tp, type):
+            if tp in self.stack:
+                return self.fail(f"type {tp.__name__} refers to itself: a recursive type cannot be described "
+                                 "to a model")
+            self.stack.append(tp)
+            try:
+                compiled = self._object(tp)
+            finally:
+                self.stack.pop()
+            if compiled is not None:
+                return compiled
         label = tp.__name__ if isinstance(tp, type) else repr(tp)
         return self.fail(f"unsupported type {label}")
+
+    def _object(self, tp: type) -> tuple[dict[str, Any], Converter | None] | None:
+        """A class whose instances are JSON objects: a pydantic model, dataclass, attrs class, TypedDict, NamedTuple."""
+        if hasattr(tp, "model_json_schema") and hasattr(tp, "model_validate"):
+            return self._pydantic(tp)
+        if dataclasses.is_dataclass(tp):
+            hints = self._hints(tp)
+            return self._fields(tp, [
+                (f.name, hints.get(f.name, Any), f.default is dataclasses.MISSING and
+                 f.default_factory is dataclasses.MISSING, f.default, f.metadata.get("description"), f.name)
+                for f in dataclasses.fields(tp) if f.init], lambda kwargs: tp(**kwargs))
+        if attrs.has(tp):
+            hints = self._hints(tp)
+            return self._fields(tp, [
+                (a.name, hints.get(a.name, a.type if a.type is not None else Any), a.default is attrs.NOTHING,
+                 _MISSING if isinstance(a.default, attrs.Factory) else a.default,  # type: ignore[arg-type]
+                 a.metadata.get("description"), a.alias or a.name)
+                for a in attrs.fields(tp) if a.init], lambda kwargs: tp(**kwargs))
+        if _is_typeddict(tp):
+            hints = self._hints(tp)
+            required = getattr(tp, "__required_keys__", frozenset(hints))
+            return self._fields(tp, [(name, _unrequired(hint), _required_key(name, hint, required), _MISSING, None,
+                                      name) for name, hint in hints.items()], dict)
+        if issubclass(tp, tuple) and hasattr(tp, "_fields"):  # a NamedTuple: an object, named fields for a model
+            hints = self._hints(tp)
+            defaults = getattr(tp, "_field_defaults", {})
+            return self._fields(tp, [(name, hints.get(name, Any), name not in defaults, defaults.get(name, _MISSING),
+                                      None, name) for name in tp._fields], lambda kwargs: tp(**kwargs))
+        return None
+
+    def _hints(self, tp: type) -> dict[str, Any]:
+        try:
+            return typing.get_type_hints(tp, include_extras=True)
+        except (NameError, TypeError) as exc:
+            self.fail(f"cannot read the annotations of {tp.__name__}: {exc}")
+            return {}
+
+    def _fields(self, tp: type, fields: list[tuple[str, Any, bool, Any, Any, str]],
+                build: Callable[[dict[str, Any]], Any]) -> tuple[dict[str, Any], Converter | None]:
+        """The object schema of ``(name, type, required, default, description, init name)`` fields."""
+        properties: dict[str, Any] = {}
+        required: list[str] = []
+        converters: dict[str, tuple[str, Converter | None]] = {}
+        for name, hint, is_required, default, description, init_name in fields:
+            schema, conv = self.compile(hint)
+            if isinstance(description, str) and description and "description" not in schema:
+                schema = {**schema, "description": description}
+            if is_required:
+                required.append(name)
+            elif default is not _MISSING and default is not dataclasses.MISSING:
+                value = _jsonable_default(default)
+                try:
+                    json.dumps(value, allow_nan=False)
+                    schema = {**schema, "default": value}
+                except (TypeError, ValueError):
+                    pass  # a default the model cannot be shown is still the default
+            properties[name] = schema
+            converters[name] = (init_name, conv)
+
+        def convert(value: Any) -> Any:
+            kwargs = {}
+            for key, item in value.items():
+                if key in converters:
+                    init_name, conv = converters[key]
+                    kwargs[init_name] = _at(key, conv, item) if conv is not None else item
+            return build(kwargs)
+
+        return ({"type": "object", "properties": properties, "required": required, "additionalProperties": False},
+                convert)
+
+    def _pydantic(self, model: Any) -> tuple[dict[str, Any], Converter | None]:
+        try:
+            schema = canonicalize(inline_refs(model.model_json_schema()))
+        except Exception as exc:  # noqa: BLE001 - pydantic refuses the model, or it is recursive
+            return self.fail(f"the schema of {model.__name__} cannot be built: {' '.join(str(exc).split())}")
+        def convert(value: Any) -> Any:
+            try:
+                return model.model_validate(value)
+            except ValueError as exc:  # pydantic's ValidationError: one line naming the argument's path
+                raise _Invalid(_pydantic_issues(exc)) from None
+
+        return schema, convert
 
     def _union(self, args: tuple[Any, ...]) -> tuple[dict[str, Any], Converter | None]:
         compiled = [self.compile(a) for a in args]
@@ -120,7 +259,7 @@ class _Compiler:
             convs = [c for _, c in compiled]
 
             def convert_fixed(value: Any) -> Any:
-                return tuple(c(v) if c else v for c, v in zip(convs, value, strict=True))
+                return tuple(_at(i, c, v) if c else v for i, (c, v) in enumerate(zip(convs, value, strict=True)))
 
             schema = {"type": "array", "prefixItems": [s for s, _ in compiled], "minItems": n, "maxItems": n}
             return schema, convert_fixed
@@ -128,7 +267,7 @@ class _Compiler:
         wrap: Callable[[Any], Any] = tuple if is_tuple else list
 
         def convert(value: Any) -> Any:
-            return wrap(conv(v) for v in value) if conv else wrap(value)
+            return wrap(_at(index, conv, v) for index, v in enumerate(value)) if conv else wrap(value)
 
         return {"type": "array", "items": item_schema}, (convert if conv or is_tuple else None)
 
@@ -147,6 +286,58 @@ class FunctionSchema:
     """Calls the function with validated JSON arguments, converted to the annotated Python types."""
     is_async: bool
     """Whether ``call`` returns an awaitable."""
+
+
+class _Invalid(Exception):  # noqa: N818 - internal: never escapes function_schema's caller
+    """A value the schema accepted that its class refused on conversion, with where it was."""
+
+    def __init__(self, issues: list[ValidationIssue]) -> None:
+        super().__init__(issues)
+        self.issues = issues
+
+
+def _at(key: str | int, convert: Converter, value: Any) -> Any:
+    """``convert(value)``, a refusal's issues placed under ``key`` in the argument's path."""
+    try:
+        return convert(value)
+    except _Invalid as invalid:
+        raise _Invalid([attrs.evolve(issue, path=(key, *issue.path)) for issue in invalid.issues]) from None
+
+
+def _is_typeddict(tp: type) -> bool:
+    """A ``TypedDict`` class, the standard library's or ``typing_extensions``' (which ``typing`` does not know)."""
+    return typing.is_typeddict(tp) or (issubclass(tp, dict) and hasattr(tp, "__required_keys__")
+                                       and hasattr(tp, "__total__"))
+
+
+def _required_key(name: str, hint: Any, required: frozenset[str]) -> bool:
+    """Whether a TypedDict key is required: its own ``Required``/``NotRequired``, else the class's totality.
+
+    The class's own record misses the wrappers when its annotations are strings (``from __future__ import
+    annotations``), so the resolved hint is read first.
+    """
+    origin = typing.get_origin(hint)
+    if origin is typing.Required:
+        return True
+    if origin is typing.NotRequired:
+        return False
+    return name in required
+
+
+def _unrequired(hint: Any) -> Any:
+    """A TypedDict key's type without its ``Required[...]``/``NotRequired[...]`` wrapper."""
+    while typing.get_origin(hint) in (typing.Required, typing.NotRequired):
+        hint = typing.get_args(hint)[0]
+    return hint
+
+
+def _pydantic_issues(error: Any) -> list[ValidationIssue]:
+    """The errors of pydantic as our issues (path, message), so a failure reads as every other argument error."""
+    errors = error.errors() if callable(getattr(error, "errors", None)) else []
+    issues = [ValidationIssue(path=tuple(item.get("loc", ())), keyword=str(item.get("type", "pydantic")),
+                              message=" ".join(str(item.get("msg", "is invalid")).split()).lower())
+              for item in errors]
+    return issues or [ValidationIssue(path=(), keyword="pydantic", message=" ".join(str(error).split()))]
 
 
 def _jsonable_default(value: Any) -> Any:
@@ -187,7 +378,7 @@ def function_schema(fn: Callable[..., Any], problems: list[str]) -> FunctionSche
         if param.name not in hints:
             problems.append(f"{where}: has no type annotation")
             continue
-        schema, conv = _Compiler(where, problems).compile(hints[param.name])
+        schema, conv = _Compiler(where, problems, name).compile(hints[param.name])
         if "description" not in schema and param.name in doc.params:
             schema = {**schema, "description": doc.params[param.name]}
         if param.default is param.empty:
@@ -213,7 +404,10 @@ def function_schema(fn: Callable[..., Any], problems: list[str]) -> FunctionSche
     defaults = {p.name: p.default for p in signature.parameters.values() if p.default is not p.empty}
 
     def call(arguments: Mapping[str, Any]) -> Any:
-        values = {k: (converters[k](v) if k in converters else v) for k, v in arguments.items()}
+        try:
+            values = {k: (_at(k, converters[k], v) if k in converters else v) for k, v in arguments.items()}
+        except _Invalid as invalid:  # a pydantic model refused a value our schema let through (its validators)
+            raise ArgumentsError(name, invalid.issues) from None
         given = [i for i, p in enumerate(positional) if p in values]
         args = [values.pop(p) if p in values else defaults[p] for p in positional[: given[-1] + 1 if given else 0]]
         return fn(*args, **values)

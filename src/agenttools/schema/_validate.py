@@ -60,6 +60,9 @@ def json_type(value: Any) -> str:
     return type(value).__name__
 
 
+_BOUND_KEYWORDS = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"})
+
+
 @attrs.frozen(kw_only=True)
 class ValidationIssue:
     """One way arguments failed their schema, in the terms JSON Schema validators use.
@@ -119,6 +122,9 @@ class ValidationIssue:
             if branches and all(b.keyword == "type" and b.path == self.path for b in branches):
                 expected = " or ".join(str(b.params["type"]) for b in branches)
                 return f"{subject} must be {expected}, got {json_type(self.value)}"
+        if self.keyword in _BOUND_KEYWORDS and isinstance(self.value, int | float) and \
+                not isinstance(self.value, bool):
+            return f"{subject} {self.message}, got {_short(self.value)}"
         return f"{subject} {self.message}"
 
 
@@ -248,13 +254,13 @@ class _Validator:
         if not _is_type(value, "number"):
             return []
         out = [
-            self._issue(path, key, f"must be {op} {_num(schema[key])}", comparison=op, limit=schema[key])
+            self._issue(path, key, f"must be {op} {_num(schema[key])}", value, comparison=op, limit=schema[key])
             for key, op, ok in _NUMBER_LIMITS
             if key in schema and not isinstance(schema[key], bool) and not ok(value, schema[key])
         ]
         step = schema.get("multipleOf")
         if step and not math.isclose(value / step, round(value / step), rel_tol=0, abs_tol=1e-9):
-            out.append(self._issue(path, "multipleOf", f"must be multiple of {_num(step)}", multipleOf=step))
+            out.append(self._issue(path, "multipleOf", f"must be multiple of {_num(step)}", value, multipleOf=step))
         return out
 
     def _string(self, schema: Mapping[str, Any], value: Any, path: Path) -> list[ValidationIssue]:
