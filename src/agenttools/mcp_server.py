@@ -146,9 +146,9 @@ class _Sessions:
             thread.join(30)
 
 
-def _result(types: Any, out: ToolOutput) -> Any:
+def _result(types: Any, out: ToolOutput, schema: dict[str, Any] | None = None) -> Any:
     # the registry hands out well-formed text only: a name that is not UTF-8 shows as U+FFFD (output.well_formed)
-    return types.CallToolResult.model_validate(mcp_shapes.result(out))
+    return types.CallToolResult.model_validate(mcp_shapes.result(out, schema))
 
 
 def served(registry: Registry, *, read_only: bool = False, audit: AuditLog | None = None) -> Registry:
@@ -194,9 +194,10 @@ def build_server(factory: Callable[[], Registry], *, name: str = "agenttools",
                                              is_error=True))
         work = session.registry.acall(tool, arguments or {}, limiter=session.limiter,
                                       call_id=None if request_id is None else str(request_id))
+        schema = session.registry[tool].output_schema if tool in session.registry else None
         if gone is None:
-            return _result(types, await work)
-        return _result(types, await _unless_gone(work, gone))
+            return _result(types, await work, schema)
+        return _result(types, await _unless_gone(work, gone), schema)
 
     if "on_call_tool" in inspect.signature(Server.__init__).parameters:  # mcp 2.x: constructor handlers
         async def on_list_tools(ctx: Any, params: Any) -> Any:

@@ -6,16 +6,30 @@ import enum
 import json
 import pathlib
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from agenttools._lazy import lazy_module
 from agenttools.blocks import ContentBlock, DataBlock, ImageBlock, TextBlock, placeholder
 from agenttools.errors import AgentToolsError
 from agenttools.sdk import anthropic, gemini, mcp, openai, openai_responses
 
+if TYPE_CHECKING:
+    import base64
+    import dataclasses
+    import datetime
+    import decimal
+    import uuid
+else:  # only a structured result needs them: a listing loads none
+    base64 = lazy_module("base64")
+    dataclasses = lazy_module("dataclasses")
+    datetime = lazy_module("datetime")
+    decimal = lazy_module("decimal")
+    uuid = lazy_module("uuid")
+
 __all__ = ["ContentBlock", "DataBlock", "ImageBlock", "TextBlock", "ToolOutput", "default_error_text", "error_code",
-           "to_json_text", "to_output", "well_formed", "well_formed_output"]
+           "jsonable", "structured_output", "to_json_text", "to_output", "well_formed", "well_formed_output"]
 
 
 def _blocks(value: Iterable[ContentBlock]) -> tuple[ContentBlock, ...]:
@@ -41,6 +55,8 @@ class ToolOutput:
     """The output as content blocks, for SDKs that take them."""
     data: Any = None
     """The tool's own return value (typed result), or the exception for an error."""
+    structured: Any = None
+    """For a tool with an output schema: the result as a JSON value (``text`` holds the same JSON); else None."""
 
     def to_openai(self, call_id: str) -> dict[str, Any]:
         """A Chat Completions ``{"role": "tool", "tool_call_id", "content"}`` message."""
@@ -98,6 +114,59 @@ def _json_default(value: Any) -> Any:
     if isinstance(value, set | frozenset):
         return sorted(value, key=repr)
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def jsonable(value: Any) -> Any:
+    """``value`` as a JSON value, deterministically: objects keep the key order of their type.
+
+    Dataclasses, attrs classes and ``NamedTuple``\\ s become objects of their fields in declaration order; a pydantic
+    model is its ``model_dump(mode="json")``; tuples and lists are arrays, sets sorted arrays (by each item's JSON);
+    enums their value; paths, UUIDs and ``Decimal``\\ s strings; ``datetime``, ``date`` and ``time`` ISO 8601 text;
+    ``bytes`` standard base64. A dict's keys must be strings (an enum key becomes its value).
+
+    Raises:
+        TypeError: A value of another type, or a dict key that is not a string.
+    """
+    if value is None or isinstance(value, str | bool | int | float):
+        return value
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            key = key.value if isinstance(key, enum.Enum) else key
+            if not isinstance(key, str):
+                raise TypeError(f"a result's object keys must be strings, got {type(key).__name__}")
+            out[key] = jsonable(item)
+        return out
+    if hasattr(type(value), "model_dump") and hasattr(type(value), "model_json_schema"):  # a pydantic model
+        return value.model_dump(mode="json")
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {field.name: jsonable(getattr(value, field.name)) for field in dataclasses.fields(value)}
+    if attrs.has(type(value)):
+        return {field.name: jsonable(getattr(value, field.name)) for field in attrs.fields(type(value))}
+    if isinstance(value, tuple) and hasattr(value, "_asdict"):
+        return {key: jsonable(item) for key, item in value._asdict().items()}
+    if isinstance(value, list | tuple):
+        return [jsonable(item) for item in value]
+    if isinstance(value, set | frozenset):
+        items = [jsonable(item) for item in value]
+        return sorted(items, key=lambda item: json.dumps(item, sort_keys=True))
+    if isinstance(value, enum.Enum):
+        return jsonable(value.value)
+    if isinstance(value, pathlib.PurePath | uuid.UUID | decimal.Decimal):
+        return str(value)
+    if isinstance(value, datetime.datetime | datetime.date | datetime.time):
+        return value.isoformat()
+    if isinstance(value, bytes | bytearray):
+        return base64.b64encode(value).decode("ascii")
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def structured_output(value: Any) -> ToolOutput:
+    """The answer of a tool with an output schema: ``structured`` the JSON value, ``text`` the same JSON."""
+    if isinstance(value, ToolOutput | TextBlock | ImageBlock | DataBlock) or _is_blocks(value):
+        return to_output(value)  # content, not a value (a bare ``-> list`` of blocks)
+    structured = jsonable(value)
+    return ToolOutput(text=json.dumps(structured, ensure_ascii=False), data=value, structured=structured)
 
 
 def to_json_text(value: Any) -> str:

@@ -31,7 +31,7 @@ from agenttools.errors import (
     UnknownToolError,
     ValidationIssue,
 )
-from agenttools.output import ToolOutput, default_error_text, to_output, well_formed_output
+from agenttools.output import ToolOutput, default_error_text, structured_output, to_output, well_formed_output
 from agenttools.schema import compile_check, validate
 from agenttools.sdk import Format, langchain
 from agenttools.tool import ErrorRenderer, Tool, ToolCall, check_description, check_name
@@ -79,6 +79,20 @@ def _interrupted(name: str, error: BaseException) -> ToolOutput:
     code = "interrupted" if isinstance(error, KeyboardInterrupt) else "cancelled"
     text = f"The call to {name} was {code}"
     return ToolOutput(text=text, is_error=True, data=ToolFailure(text, code=code))
+
+
+def _structured_handler(call: Callable[[Mapping[str, Any]], Any], is_async: bool) -> Callable[[dict[str, Any]], Any]:
+    """A handler answering with :func:`~agenttools.output.structured_output` of what ``call`` returns."""
+    if is_async:
+        async def handle_async(arguments: dict[str, Any]) -> ToolOutput:
+            return structured_output(await call(arguments))
+
+        return handle_async
+
+    def handle(arguments: dict[str, Any]) -> ToolOutput:
+        return structured_output(call(arguments))
+
+    return handle
 
 
 def _checked_output(hook: Hook, output: Any) -> ToolOutput:
@@ -408,8 +422,12 @@ class Registry:
             raise ToolDefinitionError(f"tool {label!r}", problems)
         text = description
         optional = frozenset(compiled.parameters["properties"]) - set(compiled.parameters["required"])
-        return Tool(name=label, description=text, parameters=compiled.parameters, handler=compiled.call,
-                    is_async=compiled.is_async, null_means_default=optional, **options)
+        handler: Callable[[dict[str, Any]], Any] = compiled.call
+        if compiled.output_schema is not None:  # a structured result: its JSON value, and the same JSON as text
+            handler = _structured_handler(compiled.call, compiled.is_async)
+        return Tool(name=label, description=text, parameters=compiled.parameters, handler=handler,
+                    is_async=compiled.is_async, null_means_default=optional, output_schema=compiled.output_schema,
+                    **options)
 
     def definitions(self, format: Format = "json-schema", *, strict: bool | None = None) -> list[dict[str, Any]]:
         """Tool definitions for an SDK, one dict per tool, in definition order.

@@ -105,6 +105,8 @@ class Tool:
     """Definition format -> the provider's own declaration of this tool (``{"anthropic": {"type": "bash_20250124",
     "name": "bash"}}``, ``{"openai-responses": {"type": "apply_patch"}}``), emitted verbatim by ``definitions`` in
     that format instead of a function definition."""
+    output_schema: dict[str, Any] | None = attrs.field(default=None, repr=False)
+    """The JSON Schema of the tool's structured result (MCP ``outputSchema``); None for a text result."""
     native_arguments: Callable[[Mapping[str, Any]], dict[str, Any]] | None = attrs.field(default=None, repr=False)
     """Turns the payload of a native call item (a Responses ``apply_patch_call``'s operation) into this tool's
     arguments; what it raises is the call's failure, worded by ``render_error``. None: the payload is the

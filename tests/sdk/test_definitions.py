@@ -119,6 +119,9 @@ def test_mcp_with_annotations():
     reg.tool(title="Search files", read_only=True, idempotent=True, open_world=False)(search_files)
     assert reg.definitions("mcp") == [{
         "name": "search_files", "title": "Search files", "description": D, "inputSchema": C,
+        # it returns list[str]: a structured result, sent wrapped (MCP wants an object at the root)
+        "outputSchema": {"type": "object", "properties": {"result": {"type": "array", "items": {"type": "string"}}},
+                         "required": ["result"], "additionalProperties": False},
         "annotations": {"title": "Search files", "readOnlyHint": True, "destructiveHint": False,
                         "idempotentHint": True, "openWorldHint": False},
     }]

@@ -27,6 +27,7 @@ from typing import Any
 
 import attrs
 
+from agenttools.blocks import DataBlock, ImageBlock, TextBlock
 from agenttools.errors import ArgumentsError
 from agenttools.schema._docstring import parse_docstring
 from agenttools.schema._validate import ValidationIssue, validate
@@ -286,6 +287,8 @@ class FunctionSchema:
     """Calls the function with validated JSON arguments, converted to the annotated Python types."""
     is_async: bool
     """Whether ``call`` returns an awaitable."""
+    output_schema: dict[str, Any] | None = None
+    """The JSON Schema of the return annotation when it is structured (an object class, a dict or a list)."""
 
 
 class _Invalid(Exception):  # noqa: N818 - internal: never escapes function_schema's caller
@@ -418,4 +421,48 @@ def function_schema(fn: Callable[..., Any], problems: list[str]) -> FunctionSche
         parameters=parameters,
         call=call,
         is_async=inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(type(fn).__call__),
+        output_schema=_output_schema(hints.get("return", inspect.Signature.empty), name),
     )
+
+
+def _structured(tp: Any) -> bool:
+    """Whether a return annotation is a structured type: an object class, a dict or a list (maybe optional).
+
+    Content blocks (text, images, data), and lists of them, are an answer's content, not a structured value.
+    """
+    if _blocks(tp):
+        return False
+    origin = typing.get_origin(tp)
+    if origin is typing.Annotated:
+        return _structured(typing.get_args(tp)[0])
+    if origin in (typing.Union, types.UnionType):
+        members = [a for a in typing.get_args(tp) if a is not _NoneType]
+        return bool(members) and all(_structured(a) for a in members)
+    if tp in (list, tuple, dict) or origin in (list, tuple, dict, Sequence, Mapping):
+        return True
+    return isinstance(tp, type) and (dataclasses.is_dataclass(tp) or attrs.has(tp) or _is_typeddict(tp)
+                                     or (issubclass(tp, tuple) and hasattr(tp, "_fields"))
+                                     or (hasattr(tp, "model_json_schema") and hasattr(tp, "model_validate")))
+
+
+def _blocks(tp: Any) -> bool:
+    """Whether an annotation is a content block, a union of them, or a sequence of those."""
+    origin = typing.get_origin(tp)
+    if origin is typing.Annotated:
+        return _blocks(typing.get_args(tp)[0])
+    if origin in (typing.Union, types.UnionType, list, tuple, Sequence):
+        members = [a for a in typing.get_args(tp) if a is not _NoneType and a is not Ellipsis]
+        return bool(members) and all(_blocks(a) for a in members)
+    return tp in _BLOCK_TYPES
+
+
+_BLOCK_TYPES = frozenset({TextBlock, ImageBlock, DataBlock})
+
+
+def _output_schema(tp: Any, name: str) -> dict[str, Any] | None:
+    """The output schema of a structured return annotation; None for others, or one that cannot be described."""
+    if tp is inspect.Signature.empty or not _structured(tp):
+        return None
+    problems: list[str] = []
+    schema, _ = _Compiler("return", problems, name).compile(tp)
+    return None if problems else schema

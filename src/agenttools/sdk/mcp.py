@@ -9,7 +9,7 @@ from agenttools.blocks import Answer, ImageBlock, TextBlock
 from agenttools.schema import canonicalize
 from agenttools.tool import Tool
 
-__all__ = ["definitions", "parse_call", "result"]
+__all__ = ["definitions", "output_schema", "parse_call", "result", "wrapped"]
 
 
 def definitions(tools: Sequence[Tool], strict: bool | None = None) -> list[dict[str, Any]]:
@@ -21,6 +21,8 @@ def definitions(tools: Sequence[Tool], strict: bool | None = None) -> list[dict[
             entry["title"] = tool.title
         entry["description"] = tool.description
         entry["inputSchema"] = canonicalize(tool.parameters)
+        if tool.output_schema is not None:
+            entry["outputSchema"] = output_schema(tool.output_schema)
         annotations: dict[str, Any] = {}
         if tool.title:
             annotations["title"] = tool.title
@@ -31,8 +33,27 @@ def definitions(tools: Sequence[Tool], strict: bool | None = None) -> list[dict[
     return out
 
 
-def result(out: Answer) -> dict[str, Any]:
-    """A ``CallToolResult`` dict: text and image blocks, embedded resources for other data, ``isError``."""
+def wrapped(schema: Mapping[str, Any]) -> bool:
+    """Whether a result of this schema is sent as ``{"result": value}`` (MCP wants an object at the root)."""
+    return schema.get("type") != "object"
+
+
+def output_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """The MCP ``outputSchema`` of a tool's result schema: itself for an object, else ``{"result": ...}``."""
+    schema = canonicalize(dict(schema))
+    if not wrapped(schema):
+        return schema
+    return {"type": "object", "properties": {"result": schema}, "required": ["result"],
+            "additionalProperties": False}
+
+
+def result(out: Answer, schema: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """A ``CallToolResult`` dict: text and image blocks, embedded resources for other data, ``isError``.
+
+    A structured answer (``out.structured``, not None) also gives ``structuredContent``: wrapped as
+    ``{"result": value}`` when ``schema`` (the tool's output schema) is not an object, or, without a schema, when the
+    value is not one.
+    """
     content: list[dict[str, Any]] = []
     for block in out.content:
         if isinstance(block, TextBlock):
@@ -42,7 +63,12 @@ def result(out: Answer) -> dict[str, Any]:
         else:
             content.append({"type": "resource", "resource": {"uri": f"data:{block.mime_type};base64",
                                                              "mimeType": block.mime_type, "blob": block.data}})
-    return {"content": content, "isError": out.is_error}
+    answer: dict[str, Any] = {"content": content, "isError": out.is_error}
+    structured = getattr(out, "structured", None)
+    if not out.is_error and structured is not None:  # a None result is its text ("null") alone
+        wrap = wrapped(schema) if schema is not None else not isinstance(structured, dict)
+        answer["structuredContent"] = {"result": structured} if wrap else structured
+    return answer
 
 
 def parse_call(data: Mapping[str, Any]) -> tuple[str, Any, str | None] | None:

@@ -1,0 +1,82 @@
+"""Structured results: output schemas, ``structured`` values, and MCP ``outputSchema``/``structuredContent``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+import mcp.types
+import pytest
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from schema.typed_results_fixture import build
+
+
+@pytest.fixture
+def reg():
+    return build()
+
+
+def test_a_structured_result_has_an_output_schema_a_value_and_the_same_json_as_text(reg):
+    out = reg.call("report", {"n": 2})
+    assert out.structured == {"count": 2, "names": ["n0", "n1"]}
+    assert json.loads(out.text) == out.structured and out.text == '{"count": 2, "names": ["n0", "n1"]}'
+    assert reg["report"].output_schema == {
+        "type": "object", "properties": {"count": {"type": "integer"},
+                                         "names": {"type": "array", "items": {"type": "string"}}},
+        "required": ["count", "names"], "additionalProperties": False}
+    assert reg.call("numbers", {"n": 3}).structured == [0, 1, 2]
+    assert reg.call("span").structured == {"start": 1, "end": 2}  # a NamedTuple is an object, as its parameter
+    assert reg["plain"].output_schema is None and reg.call("plain").structured is None
+
+
+def test_values_json_has_no_type_for_get_one_conversion_each(reg):
+    out = reg.call("odd")
+    assert out.structured == {"when": "2026-11-27T09:30:00+00:00", "path": "/a/b", "raw": "AP8=", "color": "red",
+                              "tags": ["a", "b"]}
+    assert list(json.loads(out.text)) == ["when", "path", "raw", "color", "tags"]  # the order of the value
+
+
+def test_mcp_definitions_wrap_a_result_that_is_not_an_object(reg):
+    definitions = {d["name"]: d for d in reg.definitions("mcp")}
+    assert definitions["report"]["outputSchema"] == reg["report"].output_schema
+    assert definitions["numbers"]["outputSchema"] == {
+        "type": "object", "properties": {"result": {"type": "array", "items": {"type": "integer"}}},
+        "required": ["result"], "additionalProperties": False}
+    assert "outputSchema" not in definitions["plain"]
+    for definition in definitions.values():
+        mcp.types.Tool.model_validate(definition)
+    assert reg.call("numbers", {"n": 2}).to_mcp()["structuredContent"] == {"result": [0, 1]}
+    assert "structuredContent" not in reg.call("plain").to_mcp()
+
+
+def test_a_real_mcp_client_validates_the_structured_content(tmp_path):
+    tests_dir = str(Path(__file__).parents[1])
+    params = StdioServerParameters(command=sys.executable, args=["-m", "agenttools", "serve", "--toolset",
+                                                                   "schema.typed_results_fixture:build"],
+                                   cwd=tests_dir)
+
+    async def main() -> dict[str, object]:
+        seen: dict[str, object] = {}
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+            numbers = tools["numbers"]  # mcp 2.x names it output_schema, 1.x outputSchema
+            seen["schema"] = getattr(numbers, "output_schema", None) or getattr(numbers, "outputSchema", None)
+            for name, args in (("report", {"n": 1}), ("numbers", {"n": 2}), ("stats", {"values": [1.0, 3.0]}),
+                               ("plain", {})):
+                result = await session.call_tool(name, args)  # the client checks structuredContent's schema
+                structured = getattr(result, "structured_content", getattr(result, "structuredContent", None))
+                error = getattr(result, "is_error", getattr(result, "isError", None))
+                seen[name] = (structured, result.content[0].text, error)
+        return seen
+
+    seen = asyncio.run(asyncio.wait_for(main(), 60))
+    assert seen["report"] == ({"count": 1, "names": ["n0"]}, '{"count": 1, "names": ["n0"]}', False)
+    assert seen["numbers"] == ({"result": [0, 1]}, "[0, 1]", False)
+    assert seen["stats"] == ({"total": 2, "mean": 2.0}, '{"total": 2, "mean": 2.0}', False)
+    assert seen["plain"] == (None, "just text", False)
+    assert seen["schema"]["required"] == ["result"]
