@@ -122,7 +122,8 @@ def jsonable(value: Any) -> Any:
     Dataclasses, attrs classes and ``NamedTuple``\\ s become objects of their fields in declaration order; a pydantic
     model is its ``model_dump(mode="json")``; tuples and lists are arrays, sets sorted arrays (by each item's JSON);
     enums their value; paths, UUIDs and ``Decimal``\\ s strings; ``datetime``, ``date`` and ``time`` ISO 8601 text;
-    ``bytes`` standard base64. A dict's keys must be strings (an enum key becomes its value).
+    ``bytes`` standard base64. A dict's keys are strings: an enum key becomes its value, a number, a boolean or None
+    is written as ``json.dumps`` writes it (``1``, ``true``, ``null``).
 
     Raises:
         TypeError: A value of another type, or a dict key that is not a string.
@@ -133,8 +134,10 @@ def jsonable(value: Any) -> Any:
         out = {}
         for key, item in value.items():
             key = key.value if isinstance(key, enum.Enum) else key
-            if not isinstance(key, str):
-                raise TypeError(f"a result's object keys must be strings, got {type(key).__name__}")
+            if not isinstance(key, str):  # numbers, booleans and None as json.dumps writes them
+                if key is not None and not isinstance(key, int | float):
+                    raise TypeError(f"a result's object keys must be strings, got {type(key).__name__}")
+                key = json.dumps(key)
             out[key] = jsonable(item)
         return out
     if hasattr(type(value), "model_dump") and hasattr(type(value), "model_json_schema"):  # a pydantic model

@@ -12,6 +12,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from agenttools.output import jsonable
 from schema.typed_results_fixture import build
 
 
@@ -80,3 +81,9 @@ def test_a_real_mcp_client_validates_the_structured_content(tmp_path):
     assert seen["stats"] == ({"total": 2, "mean": 2.0}, '{"total": 2, "mean": 2.0}', False)
     assert seen["plain"] == (None, "just text", False)
     assert seen["schema"]["required"] == ["result"]
+
+
+def test_keys_json_dumps_would_write_are_written_the_same_way():
+    assert jsonable({1: "a", 2.5: "b", None: "c", False: "d"}) == {"1": "a", "2.5": "b", "null": "c", "false": "d"}
+    with pytest.raises(TypeError, match="keys must be strings"):
+        jsonable({(1, 2): "x"})
