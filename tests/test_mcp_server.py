@@ -138,3 +138,33 @@ def test_server_info_carries_the_package_version(project):
             assert (info.name, info.version) == ("agenttools", agenttools.__version__)
 
     asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_a_long_call_that_asks_for_progress_gets_it_once_a_second(project):
+    command = serve_command("gemini", project)
+
+    async def main() -> tuple[list[tuple[float, str | None]], str, list[tuple[float, str | None]]]:
+        seen: list[tuple[float, str | None]] = []
+        quick: list[tuple[float, str | None]] = []
+
+        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+            seen.append((progress, message))
+
+        async def on_quick(progress: float, total: float | None, message: str | None) -> None:
+            quick.append((progress, message))
+
+        params = StdioServerParameters(command=command[0], args=command[1:])
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            result = await session.call_tool("run_shell_command", {"command": "sleep 2.6; echo done"},
+                                             progress_callback=on_progress)
+            await session.call_tool("read_file", {"absolute_path": str(project / "a.txt")},
+                                    progress_callback=on_quick)
+        return seen, result.content[0].text, quick
+
+    seen, text, quick = asyncio.run(asyncio.wait_for(main(), 60))
+    assert "done" in text
+    assert 2 <= len(seen) <= 3, seen  # at most once a second, the first after one
+    assert [progress for progress, _ in seen] == sorted(progress for progress, _ in seen)
+    assert seen[0][0] >= 1.0 and seen[0][1] is not None and seen[0][1].startswith("running for ")
+    assert quick == []  # a call shorter than a second reports nothing

@@ -185,7 +185,7 @@ def build_server(factory: Callable[[], Registry], *, name: str = "agenttools",
     sessions = _Sessions(factory, max_calls)
 
     async def call(key: Any, tool: str, arguments: dict[str, Any] | None, gone: Any = None,
-                   request_id: Any = None) -> Any:
+                   request_id: Any = None, progress: Callable[[float], Awaitable[None]] | None = None) -> Any:
         try:
             session = sessions.get(key)
         except Exception as exc:  # noqa: BLE001 - e.g. the root is gone: the model reads why, as for any tool error
@@ -195,6 +195,8 @@ def build_server(factory: Callable[[], Registry], *, name: str = "agenttools",
         work = session.registry.acall(tool, arguments or {}, limiter=session.limiter,
                                       call_id=None if request_id is None else str(request_id))
         schema = session.registry[tool].output_schema if tool in session.registry else None
+        if progress is not None:
+            work = _with_progress(work, progress)
         if gone is None:
             return _result(types, await work, schema)
         return _result(types, await _unless_gone(work, gone), schema)
@@ -209,7 +211,9 @@ def build_server(factory: Callable[[], Registry], *, name: str = "agenttools",
             session_id = request.headers.get("mcp-session-id") if request is not None else None
             gone = request.scope.get(_CLIENT_GONE) if request is not None else None
             key = session_id or getattr(ctx.session, "_connection", None) or ctx.session
-            return await call(key, params.name, params.arguments, gone, getattr(ctx, "request_id", None))
+            request_id = getattr(ctx, "request_id", None)
+            return await call(key, params.name, params.arguments, gone, request_id,
+                              _progress_reporter(ctx.session, getattr(ctx, "meta", None), request_id))
 
         server = Server(name, version=__version__, on_list_tools=on_list_tools, on_call_tool=on_call_tool)
     else:  # mcp 1.x: decorators, and request_context for the session
@@ -222,11 +226,57 @@ def build_server(factory: Callable[[], Registry], *, name: str = "agenttools",
         @legacy.call_tool(validate_input=False)  # type: ignore[untyped-decorator]
         async def call_tool(tool: str, arguments: dict[str, Any]) -> Any:
             context = legacy.request_context
-            return await call(context.session, tool, arguments, request_id=getattr(context, "request_id", None))
+            request_id = getattr(context, "request_id", None)
+            return await call(context.session, tool, arguments, request_id=request_id,
+                              progress=_progress_reporter(context.session, getattr(context, "meta", None),
+                                                          request_id))
 
         server = legacy
 
     return server, sessions
+
+
+PROGRESS_EVERY = 1.0
+"""Seconds between two progress notifications of a call whose request asked for them (the first after one)."""
+
+
+def _progress_token(meta: Any) -> Any:
+    """The ``progressToken`` of a request's ``_meta`` (a dict in mcp 2.x, a model in 1.x), or None."""
+    if isinstance(meta, dict):
+        return meta.get("progress_token", meta.get("progressToken"))
+    return getattr(meta, "progressToken", getattr(meta, "progress_token", None))
+
+
+def _progress_reporter(session: Any, meta: Any, request_id: Any) -> Callable[[float], Awaitable[None]] | None:
+    """What sends a call's progress (elapsed seconds) to its client; None when the request asked for none."""
+    token = _progress_token(meta)
+    if token is None:
+        return None
+
+    async def report(elapsed: float) -> None:
+        await session.send_progress_notification(token, elapsed, None, f"running for {elapsed:.0f} s",
+                                                 related_request_id=None if request_id is None else str(request_id))
+
+    return report
+
+
+async def _with_progress(work: Awaitable[ToolOutput], report: Callable[[float], Awaitable[None]]) -> ToolOutput:
+    """Await ``work``, reporting the seconds it has run every :data:`PROGRESS_EVERY` seconds until it ends."""
+    import anyio
+
+    outcome: list[ToolOutput] = []
+    started = anyio.current_time()
+    async with anyio.create_task_group() as group:
+        async def tick() -> None:
+            while True:
+                await anyio.sleep(PROGRESS_EVERY)
+                with contextlib.suppress(Exception):  # a client gone away: the call itself decides what happens
+                    await report(round(anyio.current_time() - started, 1))
+
+        group.start_soon(tick)
+        outcome.append(await work)
+        group.cancel_scope.cancel()
+    return outcome[0]
 
 
 async def _unless_gone(work: Any, gone: Any) -> ToolOutput:
