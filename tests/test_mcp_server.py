@@ -156,7 +156,8 @@ def test_a_long_call_that_asks_for_progress_gets_it_once_a_second(project):
         params = StdioServerParameters(command=command[0], args=command[1:])
         async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
-            result = await session.call_tool("run_shell_command", {"command": "sleep 2.6; echo done"},
+            result = await session.call_tool("run_shell_command", {"command": "head -c 3000 /dev/zero; sleep 2.6; "
+                                                                              "echo done"},
                                              progress_callback=on_progress)
             await session.call_tool("read_file", {"absolute_path": str(project / "a.txt")},
                                     progress_callback=on_quick)
@@ -167,4 +168,5 @@ def test_a_long_call_that_asks_for_progress_gets_it_once_a_second(project):
     assert 2 <= len(seen) <= 3, seen  # at most once a second, the first after one
     assert [progress for progress, _ in seen] == sorted(progress for progress, _ in seen)
     assert seen[0][0] >= 1.0 and seen[0][1] is not None and seen[0][1].startswith("running for ")
+    assert seen[-1][1] is not None and seen[-1][1].endswith(", 3,000 bytes of output")  # what the command printed
     assert quick == []  # a call shorter than a second reports nothing

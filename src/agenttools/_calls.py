@@ -15,9 +15,10 @@ owner only queues its own calls.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from agenttools._lazy import lazy_module
@@ -28,8 +29,8 @@ if TYPE_CHECKING:
 else:
     asyncio = lazy_module("asyncio")  # about 10 ms to import: loaded by the first async call, not by a sync one
 
-__all__ = ["CallCancelledError", "CallLimiter", "CallScope", "current_scope", "raise_if_cancelled", "run_coroutine",
-           "run_sync"]
+__all__ = ["CallCancelledError", "CallLimiter", "CallProgress", "CallScope", "current_progress", "current_scope",
+           "raise_if_cancelled", "run_coroutine", "run_sync", "watching_progress"]
 
 T = TypeVar("T")
 
@@ -54,6 +55,36 @@ class CallScope:
     def wait(self, timeout: float | None = None) -> bool:
         """Wait up to ``timeout`` seconds for cancellation; whether the call was cancelled."""
         return self._event.wait(timeout)
+
+
+class CallProgress:
+    """What a running call has done so far, for progress reports (the MCP server's): bytes of command output."""
+
+    __slots__ = ("output_bytes",)
+
+    def __init__(self) -> None:
+        self.output_bytes = 0
+        """Bytes the call's foreground commands have printed so far (stdout and stderr)."""
+
+
+_PROGRESS: contextvars.ContextVar[CallProgress | None] = contextvars.ContextVar("agenttools_call_progress",
+                                                                                 default=None)
+
+
+def current_progress() -> CallProgress | None:
+    """The progress record of the call running in this context, when someone is watching it; else None."""
+    return _PROGRESS.get()
+
+
+@contextlib.contextmanager
+def watching_progress() -> Iterator[CallProgress]:
+    """Give the calls started in this context (and the threads they run on) a progress record to fill."""
+    progress = CallProgress()
+    token = _PROGRESS.set(progress)
+    try:
+        yield progress
+    finally:
+        _PROGRESS.reset(token)
 
 
 def current_scope() -> CallScope | None:

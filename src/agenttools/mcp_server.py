@@ -29,6 +29,7 @@ if os.name == "posix":
     import fcntl
 
 from agenttools import __version__
+from agenttools._calls import CallProgress, watching_progress
 from agenttools.hooks.audit import AuditLog
 from agenttools.output import ToolOutput, well_formed
 from agenttools.registry import CallLimiter, Registry
@@ -185,7 +186,7 @@ def build_server(factory: Callable[[], Registry], *, name: str = "agenttools",
     sessions = _Sessions(factory, max_calls)
 
     async def call(key: Any, tool: str, arguments: dict[str, Any] | None, gone: Any = None,
-                   request_id: Any = None, progress: Callable[[float], Awaitable[None]] | None = None) -> Any:
+                   request_id: Any = None, progress: Callable[[float, str], Awaitable[None]] | None = None) -> Any:
         try:
             session = sessions.get(key)
         except Exception as exc:  # noqa: BLE001 - e.g. the root is gone: the model reads why, as for any tool error
@@ -195,11 +196,12 @@ def build_server(factory: Callable[[], Registry], *, name: str = "agenttools",
         work = session.registry.acall(tool, arguments or {}, limiter=session.limiter,
                                       call_id=None if request_id is None else str(request_id))
         schema = session.registry[tool].output_schema if tool in session.registry else None
-        if progress is not None:
-            work = _with_progress(work, progress)
-        if gone is None:
-            return _result(types, await work, schema)
-        return _result(types, await _unless_gone(work, gone), schema)
+        with watching_progress() as done:  # the call's commands count their output into it
+            if progress is not None:
+                work = _with_progress(work, progress, done)
+            if gone is None:
+                return _result(types, await work, schema)
+            return _result(types, await _unless_gone(work, gone), schema)
 
     if "on_call_tool" in inspect.signature(Server.__init__).parameters:  # mcp 2.x: constructor handlers
         async def on_list_tools(ctx: Any, params: Any) -> Any:
@@ -247,21 +249,22 @@ def _progress_token(meta: Any) -> Any:
     return getattr(meta, "progressToken", getattr(meta, "progress_token", None))
 
 
-def _progress_reporter(session: Any, meta: Any, request_id: Any) -> Callable[[float], Awaitable[None]] | None:
-    """What sends a call's progress (elapsed seconds) to its client; None when the request asked for none."""
+def _progress_reporter(session: Any, meta: Any, request_id: Any) -> Callable[[float, str], Awaitable[None]] | None:
+    """What sends a call's progress to its client; None when the request asked for none."""
     token = _progress_token(meta)
     if token is None:
         return None
 
-    async def report(elapsed: float) -> None:
-        await session.send_progress_notification(token, elapsed, None, f"running for {elapsed:.0f} s",
+    async def report(elapsed: float, message: str) -> None:
+        await session.send_progress_notification(token, elapsed, None, message,
                                                  related_request_id=None if request_id is None else str(request_id))
 
     return report
 
 
-async def _with_progress(work: Awaitable[ToolOutput], report: Callable[[float], Awaitable[None]]) -> ToolOutput:
-    """Await ``work``, reporting the seconds it has run every :data:`PROGRESS_EVERY` seconds until it ends."""
+async def _with_progress(work: Awaitable[ToolOutput], report: Callable[[float, str], Awaitable[None]],
+                         done: CallProgress) -> ToolOutput:
+    """Await ``work``, reporting every :data:`PROGRESS_EVERY` seconds how long it has run and what it printed."""
     import anyio
 
     outcome: list[ToolOutput] = []
@@ -270,8 +273,12 @@ async def _with_progress(work: Awaitable[ToolOutput], report: Callable[[float], 
         async def tick() -> None:
             while True:
                 await anyio.sleep(PROGRESS_EVERY)
+                elapsed = round(anyio.current_time() - started, 1)
+                message = f"running for {elapsed:.0f} s"
+                if done.output_bytes:
+                    message += f", {done.output_bytes:,} bytes of output"
                 with contextlib.suppress(Exception):  # a client gone away: the call itself decides what happens
-                    await report(round(anyio.current_time() - started, 1))
+                    await report(elapsed, message)
 
         group.start_soon(tick)
         outcome.append(await work)

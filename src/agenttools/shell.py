@@ -22,7 +22,7 @@ from pathlib import Path
 
 import attrs
 
-from agenttools._calls import CallScope, current_scope
+from agenttools._calls import CallScope, current_progress, current_scope
 from agenttools._display import MarkdownRepr
 from agenttools.errors import SandboxError
 from agenttools.sandbox import Sandbox, is_namespace_init, spawn
@@ -287,6 +287,7 @@ def _pump(proc: subprocess.Popen[bytes], out: _Capped, err: _Capped, deadline: f
     timed_out = cancelled = False
     exited_at: float | None = None
     killed_at: float | None = None
+    progress = current_progress()  # someone (the MCP server) reports how much the command has printed
     try:
         while selector.get_map():
             now = time.monotonic()
@@ -309,6 +310,8 @@ def _pump(proc: subprocess.Popen[bytes], out: _Capped, err: _Capped, deadline: f
                     continue
                 if data:
                     key.data.add(data)
+                    if progress is not None:
+                        progress.output_bytes += len(data)
                 else:
                     selector.unregister(key.fileobj)
     finally:
