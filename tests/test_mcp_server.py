@@ -5,9 +5,11 @@ from __future__ import annotations
 import asyncio
 import base64
 import socket
+import sys
 import time
 from pathlib import Path
 
+import mcp.types as mcp_types
 import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -170,3 +172,43 @@ def test_a_long_call_that_asks_for_progress_gets_it_once_a_second(project):
     assert seen[0][0] >= 1.0 and seen[0][1] is not None and seen[0][1].startswith("running for ")
     assert seen[-1][1] is not None and seen[-1][1].endswith(", 3,000 bytes of output")  # what the command printed
     assert quick == []  # a call shorter than a second reports nothing
+
+
+def test_clients_hear_when_the_tool_list_changes(tmp_path):
+    tests_dir = str(Path(__file__).parent)
+    params = StdioServerParameters(command=sys.executable, args=["-m", "agenttools", "serve", "--toolset",
+                                                                   "mcp_fixture_growing:build"], cwd=tests_dir)
+    heard: list[str] = []
+
+    async def on_message(message: object) -> None:
+        root = getattr(message, "root", message)
+        if isinstance(root, mcp_types.ToolListChangedNotification):
+            heard.append("tools/list_changed")
+
+    async def main() -> tuple[bool, list[str], list[str], str]:
+        async with stdio_client(params) as (read, write), \
+                ClientSession(read, write, message_handler=on_message) as session:
+            init = await session.initialize()
+            capability = bool(init.capabilities.tools and
+                              (getattr(init.capabilities.tools, "list_changed", None) or
+                               getattr(init.capabilities.tools, "listChanged", None)))
+            before = [tool.name for tool in (await session.list_tools()).tools]
+            await session.call_tool("grow", {"name": "fresh"})
+            for _ in range(50):
+                if heard:
+                    break
+                await asyncio.sleep(0.05)
+            grown = [tool.name for tool in (await session.list_tools()).tools]
+            text = (await session.call_tool("fresh", {})).content[0].text
+            await session.call_tool("shrink", {"name": "fresh"})
+            for _ in range(50):
+                if len(heard) >= 2:
+                    break
+                await asyncio.sleep(0.05)
+            after = [tool.name for tool in (await session.list_tools()).tools]
+        return capability, [*before, "|", *grown, "|", *after], heard, text
+
+    capability, names, notes, text = asyncio.run(asyncio.wait_for(main(), 60))
+    assert capability
+    assert names == ["grow", "shrink", "|", "grow", "shrink", "fresh", "|", "grow", "shrink"]
+    assert notes == ["tools/list_changed", "tools/list_changed"] and text == "I am fresh"

@@ -58,11 +58,41 @@ def _require_mcp() -> Any:
 
 
 class _Session:
-    """One client session: its registry and the limiter its calls run on."""
+    """One client session: its registry, the limiter its calls run on, and how to tell it the tool list changed."""
 
     def __init__(self, registry: Registry, max_calls: int) -> None:
         self.registry = registry
         self.limiter = CallLimiter(max_calls)
+        self._peer: Any = None  # the SDK's session of the last request: it sends notifications
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._sending: set[Any] = set()
+        registry.on_change(self._changed)
+
+    def watch(self, peer: Any) -> None:
+        """Remember where this session's requests come from (called on the event loop, for every request)."""
+        self._peer = peer
+        self._loop = asyncio.get_running_loop()
+
+    def _changed(self) -> None:
+        """The registry gained or lost a tool: send ``notifications/tools/list_changed`` (from any thread)."""
+        peer, loop = self._peer, self._loop
+        if peer is None or loop is None or loop.is_closed():
+            return
+        try:
+            current = asyncio.get_running_loop()
+        except RuntimeError:
+            current = None
+        if current is loop:
+            task = loop.create_task(self._notify(peer))
+            self._sending.add(task)
+            task.add_done_callback(self._sending.discard)
+        else:
+            asyncio.run_coroutine_threadsafe(self._notify(peer), loop)
+
+    @staticmethod
+    async def _notify(peer: Any) -> None:
+        with contextlib.suppress(Exception):  # a client gone away: nobody to tell
+            await peer.send_tool_list_changed()
 
     def close(self) -> None:
         self.limiter.cancel_all()  # running calls kill their process groups ...
@@ -185,14 +215,26 @@ def build_server(factory: Callable[[], Registry], *, name: str = "agenttools",
         template.close()
     sessions = _Sessions(factory, max_calls)
 
+    def listed(key: Any, peer: Any) -> list[Any]:
+        """The tools a session sees now (the first listing, before its toolset exists, builds it)."""
+        try:
+            session = sessions.get(key)
+        except Exception:  # noqa: BLE001 - the toolset cannot start: its calls will say why
+            return tools
+        session.watch(peer)
+        return [types.Tool.model_validate(d) for d in session.registry.definitions("mcp")]
+
     async def call(key: Any, tool: str, arguments: dict[str, Any] | None, gone: Any = None,
-                   request_id: Any = None, progress: Callable[[float, str], Awaitable[None]] | None = None) -> Any:
+                   request_id: Any = None, progress: Callable[[float, str], Awaitable[None]] | None = None,
+                   peer: Any = None) -> Any:
         try:
             session = sessions.get(key)
         except Exception as exc:  # noqa: BLE001 - e.g. the root is gone: the model reads why, as for any tool error
             reason = " ".join(str(exc).split()) or type(exc).__name__
             return _result(types, ToolOutput(text=f"the toolset could not start for this session: {reason}",
                                              is_error=True))
+        if peer is not None:
+            session.watch(peer)
         work = session.registry.acall(tool, arguments or {}, limiter=session.limiter,
                                       call_id=None if request_id is None else str(request_id))
         schema = session.registry[tool].output_schema if tool in session.registry else None
@@ -204,26 +246,32 @@ def build_server(factory: Callable[[], Registry], *, name: str = "agenttools",
             return _result(types, await _unless_gone(work, gone), schema)
 
     if "on_call_tool" in inspect.signature(Server.__init__).parameters:  # mcp 2.x: constructor handlers
-        async def on_list_tools(ctx: Any, params: Any) -> Any:
-            return types.ListToolsResult(tools=tools)
-
-        async def on_call_tool(ctx: Any, params: Any) -> Any:
+        def key_of(ctx: Any) -> Any:
             # ctx.session is per request in mcp 2.x: key on the HTTP session id, else on the connection
             request = getattr(ctx, "request", None)
             session_id = request.headers.get("mcp-session-id") if request is not None else None
+            return session_id or getattr(ctx.session, "_connection", None) or ctx.session
+
+        async def on_list_tools(ctx: Any, params: Any) -> Any:
+            return types.ListToolsResult(tools=listed(key_of(ctx), ctx.session))
+
+        async def on_call_tool(ctx: Any, params: Any) -> Any:
+            request = getattr(ctx, "request", None)
             gone = request.scope.get(_CLIENT_GONE) if request is not None else None
-            key = session_id or getattr(ctx.session, "_connection", None) or ctx.session
             request_id = getattr(ctx, "request_id", None)
-            return await call(key, params.name, params.arguments, gone, request_id,
-                              _progress_reporter(ctx.session, getattr(ctx, "meta", None), request_id))
+            return await call(key_of(ctx), params.name, params.arguments, gone, request_id,
+                              _progress_reporter(ctx.session, getattr(ctx, "meta", None), request_id),
+                              peer=ctx.session)
 
         server = Server(name, version=__version__, on_list_tools=on_list_tools, on_call_tool=on_call_tool)
+        _announce_tools_changed(server)
     else:  # mcp 1.x: decorators, and request_context for the session
         legacy: Any = Server(name, version=__version__)
 
         @legacy.list_tools()  # type: ignore[untyped-decorator]
         async def list_tools() -> list[Any]:
-            return tools
+            peer = legacy.request_context.session
+            return listed(peer, peer)
 
         @legacy.call_tool(validate_input=False)  # type: ignore[untyped-decorator]
         async def call_tool(tool: str, arguments: dict[str, Any]) -> Any:
@@ -231,11 +279,24 @@ def build_server(factory: Callable[[], Registry], *, name: str = "agenttools",
             request_id = getattr(context, "request_id", None)
             return await call(context.session, tool, arguments, request_id=request_id,
                               progress=_progress_reporter(context.session, getattr(context, "meta", None),
-                                                          request_id))
+                                                          request_id), peer=context.session)
 
         server = legacy
+        _announce_tools_changed(server)
 
     return server, sessions
+
+
+def _announce_tools_changed(server: Any) -> None:
+    """Make the server's initialize result say ``tools.listChanged``: the SDK asks for it only through options."""
+    from mcp.server.lowlevel.server import NotificationOptions
+
+    create = server.create_initialization_options
+
+    def with_tools_changed(notification_options: Any = None, *args: Any, **kwargs: Any) -> Any:
+        return create(notification_options or NotificationOptions(tools_changed=True), *args, **kwargs)
+
+    server.create_initialization_options = with_tools_changed
 
 
 PROGRESS_EVERY = 1.0

@@ -159,6 +159,7 @@ class Registry:
         self._lifetime = _Lifetime()
         self._hooks: tuple[Hook, ...] = ()  # around calls of names no tool has
         self._tool_hooks: dict[str, tuple[Hook, ...]] = {}  # around each tool's calls; none: the fast path
+        self._listeners: list[Callable[[], object]] = []  # told when a tool is added or removed
         for tool in tools:
             self.add(tool)
 
@@ -343,6 +344,34 @@ class Registry:
         """Tool names, in definition order."""
         return tuple(self._tools)
 
+    def on_change(self, callback: Callable[[], object]) -> None:
+        """Call ``callback()`` after a tool is added to or removed from this registry.
+
+        The MCP server uses it to tell its clients the tool list changed. It runs on the thread that changed the
+        registry; what it raises is logged.
+        """
+        self._listeners.append(callback)
+
+    def _changed(self) -> None:
+        for callback in list(self._listeners):
+            try:
+                callback()
+            except Exception:  # noqa: BLE001 - a listener's failure must not undo the change
+                logger().exception("a registry change listener failed")
+
+    def remove(self, name: str) -> Tool:
+        """Remove the tool ``name`` and return it.
+
+        Raises:
+            UnknownToolError: No tool has that name.
+        """
+        tool = self[name]
+        del self._tools[name]
+        self._tool_hooks.pop(name, None)
+        self._checks.pop(name, None)
+        self._changed()
+        return tool
+
     def add(self, tool: Tool) -> Tool:
         """Add a tool; it keeps this registry's error renderer unless it has its own.
 
@@ -356,6 +385,7 @@ class Registry:
         self._tools[tool.name] = tool
         if self._hooks:
             self._tool_hooks[tool.name] = self._hooks
+        self._changed()
         return tool
 
     @overload
