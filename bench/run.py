@@ -337,24 +337,28 @@ def _fresh_process(report: Report, corpus: str, rounds: int) -> None:
     report.add("  floor: the reference's imports plus attrs (every result is an attrs class), nothing else", pair)
 
 
-def _call_overhead(report: Report, rounds: int) -> None:
+def _echo(a: int) -> int:
+    """Return a.
+
+    Args:
+        a: A number.
+    """
+    return a
+
+
+def _echo_registry() -> agenttools.Registry:
+    """A registry of one trivial tool, ``echo``: what a call costs beyond the tool's own work."""
     reg = agenttools.Registry()
+    reg.tool(name="echo")(_echo)
+    return reg
 
-    @reg.tool
-    def echo(a: int) -> int:
-        """Return a.
 
-        Args:
-            a: A number.
-        """
-        return a
-
+def _call_overhead(report: Report, rounds: int) -> None:
+    reg = _echo_registry()
     n = 5000
     reg_call = lambda: [reg.call("echo", {"a": 1}) for _ in range(n)]  # noqa: E731
-    direct = lambda: [echo(1) for _ in range(n)]  # noqa: E731
-    pair = paired(reg_call, direct, rounds)
-    per_call = Pair(ours=[s / n for s in pair.ours], ref=[s / n for s in pair.ref or []],
-                    ours_cpu=[s / n for s in pair.ours_cpu], ref_cpu=[s / n for s in pair.ref_cpu])
+    direct = lambda: [_echo(1) for _ in range(n)]  # noqa: E731
+    per_call = _per_call(paired(reg_call, direct, rounds), n)
     overhead = statistics.median(a - b for a, b in zip(per_call.ours, per_call.ref or [], strict=True))
     report.add("Registry.call on a trivial tool (vs calling the function)", per_call,
                "overhead <= 20 us", f"overhead {overhead * 1e6:.1f} us per call", unit="us")
@@ -362,17 +366,7 @@ def _call_overhead(report: Report, rounds: int) -> None:
 
 def _hook_costs(report: Report, rounds: int) -> None:
     """What each built-in hook adds to a call of a trivial tool: the hooked registry against the same one bare."""
-    reg = agenttools.Registry()
-
-    @reg.tool
-    def echo(a: int) -> int:
-        """Return a.
-
-        Args:
-            a: A number.
-        """
-        return a
-
+    reg = _echo_registry()
     n = 2000
     with tempfile.TemporaryDirectory() as logs:
         audit = hooks.AuditLog(os.path.join(logs, "calls.jsonl"))

@@ -543,18 +543,27 @@ class Registry:
         and exceptions raised by the tool (or a hook) all come back as ``ToolOutput(is_error=True)`` with one line
         of text. ``call_id`` is handed to the hooks (one is generated when None).
         """
-        hooks = self._tool_hooks.get(name, self._hooks) if self._tool_hooks or self._hooks else ()
+        hooks = self._hooks_of(name)
         if hooks:
             return self._hooked(name, arguments, call_id, hooks)
         try:
             tool, args = self._prepare(name, arguments)
-            result = tool.handler(args)
-            if tool.is_async or inspect.isawaitable(result):
-                result = run_coroutine(result)
-            return well_formed_output(to_output(result))
+            return well_formed_output(self._run_tool(tool, args))
         except (Exception, SystemExit) as error:  # noqa: BLE001 - call() never raises: every failure is output
             self._log(name, error)
             return well_formed_output(self._failure(name, error))
+
+    def _hooks_of(self, name: str) -> tuple[Hook, ...]:
+        """The hooks around calls of ``name`` (none: the plain path)."""
+        return self._tool_hooks.get(name, self._hooks) if self._tool_hooks or self._hooks else ()
+
+    @staticmethod
+    def _run_tool(tool: Tool, args: dict[str, Any]) -> ToolOutput:
+        """Run the tool's handler to completion (an async one too) and turn what it returns into an output."""
+        result = tool.handler(args)
+        if tool.is_async or inspect.isawaitable(result):
+            result = run_coroutine(result)
+        return to_output(result)
 
     def _start(self, name: str, arguments: Any, call_id: str | None) -> ToolCall:
         """The call as hooks see it before validation (arguments as far as they can be read)."""
@@ -567,13 +576,17 @@ class Registry:
                         call_id=_new_call_id() if call_id is None or call_id == "" else str(call_id),
                         started=time.monotonic())
 
-    def _revised(self, call: ToolCall, revised: Any, hook: Hook) -> ToolCall:
-        """A ``before``'s new call, its arguments validated again."""
-        if not isinstance(revised, ToolCall) or revised.name != call.name:
-            raise TypeError(f"hook {hook!r} returned {revised!r} from before; expected None, a ToolOutput or the "
+    def _answered(self, call: ToolCall, answer: Any, hook: Hook) -> tuple[ToolCall, ToolOutput | None]:
+        """What a ``before`` returned: the call (with new arguments, validated again) and the output if it answered."""
+        if answer is None:
+            return call, None
+        if isinstance(answer, ToolOutput):
+            return call, answer
+        if not isinstance(answer, ToolCall) or answer.name != call.name:
+            raise TypeError(f"hook {hook!r} returned {answer!r} from before; expected None, a ToolOutput or the "
                             f"call with new arguments (the tool cannot change)")
-        _, args = self._prepare(call.name, revised.arguments)
-        return attrs.evolve(call, arguments=args)
+        _, args = self._prepare(call.name, answer.arguments)
+        return attrs.evolve(call, arguments=args), None
 
     def _after(self, hooks: tuple[Hook, ...], call: ToolCall, output: ToolOutput) -> ToolOutput:
         for hook in reversed(hooks):
@@ -604,16 +617,11 @@ class Registry:
                     answer = run_coroutine(abefore(call))
                 else:
                     continue
-                if isinstance(answer, ToolOutput):
-                    output = answer
+                call, output = self._answered(call, answer, hook)
+                if output is not None:
                     break
-                if answer is not None:
-                    call = self._revised(call, answer, hook)
             if output is None:
-                result = tool.handler(call.arguments)
-                if tool.is_async or inspect.isawaitable(result):
-                    result = run_coroutine(result)
-                output = to_output(result)
+                output = self._run_tool(tool, call.arguments)
         except (Exception, SystemExit) as error:  # noqa: BLE001 - call() never raises: every failure is output
             self._log(name, error)
             output = self._failure(name, error)
@@ -638,11 +646,9 @@ class Registry:
                     answer = before(call)
                 else:
                     continue
-                if isinstance(answer, ToolOutput):
-                    output = answer
+                call, output = self._answered(call, answer, hook)
+                if output is not None:
                     break
-                if answer is not None:
-                    call = self._revised(call, answer, hook)
             if output is None:
                 output = to_output(await self._arun_tool(tool, call.arguments, limiter))
         except (Exception, SystemExit) as error:  # noqa: BLE001 - acall() never raises: every failure is output
@@ -699,7 +705,7 @@ class Registry:
         except (Exception, SystemExit) as error:  # noqa: BLE001 - a native payload that cannot run fails the call
             self._log(parsed.name, error)
             failed = well_formed_output(self._failure(parsed.name, error))
-            hooks = self._tool_hooks.get(parsed.name, self._hooks)
+            hooks = self._hooks_of(parsed.name)
             if hooks:  # the hooks see it fail, as they see a call that fails validation
                 failed = self._after(hooks, self._start(parsed.name, parsed.arguments, parsed.call_id), failed)
             return parsed.shape(failed)
@@ -713,7 +719,7 @@ class Registry:
         except (Exception, SystemExit) as error:  # noqa: BLE001 - a native payload that cannot run fails the call
             self._log(parsed.name, error)
             failed = well_formed_output(self._failure(parsed.name, error))
-            hooks = self._tool_hooks.get(parsed.name, self._hooks)
+            hooks = self._hooks_of(parsed.name)
             if hooks:  # the hooks see it fail, as they see a call that fails validation
                 failed = await self._aafter(hooks, self._start(parsed.name, parsed.arguments, parsed.call_id),
                                             failed)
@@ -746,18 +752,12 @@ class Registry:
             call_id: Handed to the hooks (one is generated when None). A hook's ``abefore``/``aafter`` is awaited
                 when it has one; its plain ``before``/``after`` runs on the event loop.
         """
-        hooks = self._tool_hooks.get(name, self._hooks) if self._tool_hooks or self._hooks else ()
+        hooks = self._hooks_of(name)
         if hooks:
             return await self._ahooked(name, arguments, call_id, hooks, limiter)
         try:
             tool, args = self._prepare(name, arguments)
-            if tool.is_async:
-                result = await tool.handler(args)
-            else:
-                result = await run_sync(tool.handler, args, limiter=limiter)
-                if inspect.isawaitable(result):
-                    result = await result
-            return well_formed_output(to_output(result))
+            return well_formed_output(to_output(await self._arun_tool(tool, args, limiter)))
         except (Exception, SystemExit) as error:  # noqa: BLE001 - call() never raises: every failure is output
             self._log(name, error)
             return well_formed_output(self._failure(name, error))

@@ -253,22 +253,21 @@ SAME_BYTES = ("new.txt", "deep/er/n.txt", "many.txt", "dup.txt", "created.txt")
 upstream rewrites CRLF as LF — both deliberate deviations: we write what was given and keep line endings)."""
 
 
-def test_writes_and_edits_give_the_same_texts_and_bytes(upstream, tmp_path):
-    roots = {side: str(tmp_path / side) for side in ("upstream", "ours")}
-    for root in roots.values():
-        build(root)
-        Path(root, "dup.txt").write_text("dup dup\n")
-
+def _differences(upstream: Path, roots: dict[str, str], calls: list[tuple[str, dict]],
+                 path_first: Path | None = None) -> list[str]:
+    """Run ``calls`` (``{r}`` standing for the root) on upstream and on ours, each in its own root; the texts that
+    differ, roots written back as ``{r}``. ``path_first`` goes first on the upstream driver's PATH."""
     def filled(root: str) -> list[tuple[str, dict]]:
         return [(tool, {k: v.replace("{r}", root) if isinstance(v, str) else v for k, v in params.items()})
-                for tool, params in WRITES]
+                for tool, params in calls]
 
     lines = "".join(json.dumps({"root": roots["upstream"], "tool": tool, "params": params}) + "\n"
                     for tool, params in filled(roots["upstream"]))
+    env = None if path_first is None else {**os.environ, "PATH": f"{path_first}{os.pathsep}{os.environ['PATH']}"}
     done = subprocess.run(["node", str(upstream / "driver.mjs")], input=lines, capture_output=True, text=True,
-                          timeout=300, cwd=upstream, check=False)
+                          timeout=300, cwd=upstream, check=False, env=env)
     answers = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
-    assert len(answers) == len(WRITES), done.stderr[-2000:]
+    assert len(answers) == len(calls), done.stderr[-2000:]
     differences = []
     with agenttools.toolset("gemini", root=roots["ours"]) as reg:
         for (tool, params), answer in zip(filled(roots["ours"]), answers, strict=True):
@@ -276,6 +275,16 @@ def test_writes_and_edits_give_the_same_texts_and_bytes(upstream, tmp_path):
             ours = reg.call(tool, params).text.replace(roots["ours"], "{r}")
             if ours != theirs:
                 differences.append(f"{tool} {params}:\n  upstream {theirs!r}\n  ours     {ours!r}")
+    return differences
+
+
+def test_writes_and_edits_give_the_same_texts_and_bytes(upstream, tmp_path):
+    roots = {side: str(tmp_path / side) for side in ("upstream", "ours")}
+    for root in roots.values():
+        build(root)
+        Path(root, "dup.txt").write_text("dup dup\n")
+
+    differences = _differences(upstream, roots, WRITES)
     assert not differences, "\n".join(differences)
     for rel in SAME_BYTES:
         assert Path(roots["ours"], rel).read_bytes() == Path(roots["upstream"], rel).read_bytes(), rel
@@ -381,25 +390,8 @@ def test_edge_cases_with_upstreams_git_grep_strategy(upstream, tmp_path, monkeyp
     for root in roots.values():
         build_edges(root)
 
-    def filled(root: str) -> list[tuple[str, dict]]:
-        return [(tool, {k: v.replace("{r}", root) if isinstance(v, str) else v for k, v in params.items()})
-                for tool, params in EDGES]
-
-    lines = "".join(json.dumps({"root": roots["upstream"], "tool": tool, "params": params}) + "\n"
-                    for tool, params in filled(roots["upstream"]))
-    done = subprocess.run(["node", str(upstream / "driver.mjs")], input=lines, capture_output=True, text=True,
-                          timeout=300, cwd=upstream, check=False,
-                          env={**os.environ, "PATH": f"{shim}{os.pathsep}{os.environ['PATH']}"})
-    answers = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
-    assert len(answers) == len(EDGES), done.stderr[-2000:]
     monkeypatch.setenv("AGENTTOOLS_SEARCH_BACKEND", backend)
-    differences = []
-    with agenttools.toolset("gemini", root=roots["ours"]) as reg:
-        for (tool, params), answer in zip(filled(roots["ours"]), answers, strict=True):
-            theirs = str(answer.get("llmContent", answer.get("thrown"))).replace(roots["upstream"], "{r}")
-            ours = reg.call(tool, params).text.replace(roots["ours"], "{r}")
-            if ours != theirs:
-                differences.append(f"{tool} {params}:\n  upstream {theirs!r}\n  ours     {ours!r}")
+    differences = _differences(upstream, roots, EDGES, path_first=shim)
     assert not differences, "\n".join(differences)
     for side in roots.values():  # neither side wrote anything
         assert not os.path.lexists(os.path.join(side, "newdir")) and Path(side, "a.txt").read_text() == "hit\n"
