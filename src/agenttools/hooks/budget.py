@@ -110,23 +110,34 @@ class OutputBudget:
     def __repr__(self) -> str:
         return f"OutputBudget(max_chars={self.max_chars}, max_tokens={self.max_tokens}, spill_dir={self.spill_dir!r})"
 
-    def _within(self, text: str) -> bool:
+    def _tokens(self, text: str) -> int | None:
+        """The tokens of ``text`` when a token budget needs counting them; None when it does not."""
+        if self.max_tokens is None:
+            return None
+        if len(text) <= self.max_tokens and (text.isascii() or len(
+                text.encode("utf-8", "surrogatepass")) <= self.max_tokens):  # a token is at least one byte of UTF-8
+            return None
+        return count_tokens(text)
+
+    def _within(self, text: str, tokens: int | None = None) -> bool:
+        """Whether ``text`` (of ``tokens`` tokens, counted already, or counted here when needed) fits the budget."""
         if self.max_chars is not None and len(text) > self.max_chars:
             return False
-        if self.max_tokens is not None and (len(text) > self.max_tokens or (not text.isascii() and len(
-                text.encode("utf-8", "surrogatepass")) > self.max_tokens)):  # a token is at least one byte of UTF-8
-            return count_tokens(text) <= self.max_tokens
-        return True
+        if tokens is None:
+            tokens = self._tokens(text)
+        return tokens is None or self.max_tokens is None or tokens <= self.max_tokens
 
     def after(self, call: ToolCall, output: ToolOutput) -> ToolOutput:
         """The output, cut to the budget when it is over."""
         text = output.text
-        if self._within(text):
+        tokens = self._tokens(text)  # counted once: a 5 MB output takes tiktoken a while
+        if self._within(text, tokens):
             return output
         note = self._spill(call, text)
         budget = len(text) if self.max_chars is None else self.max_chars
         if self.max_tokens is not None:  # characters for the token budget, at this text's own ratio
-            budget = min(budget, max(1, int(self.max_tokens * len(text) / max(1, count_tokens(text)))))
+            total = tokens if tokens is not None else count_tokens(text)
+            budget = min(budget, max(1, int(self.max_tokens * len(text) / max(1, total))))
         head, tail = _ends(text, budget)
         while budget > 0 and not self._within(head + tail):  # the ratio is an average: dense ends need less
             budget = int(budget * 0.85)
