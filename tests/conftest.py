@@ -207,9 +207,10 @@ CONTENT_CATEGORIES = [
 
 # --- an MCP server in a subprocess (the real `agenttools serve` command) -------------------------------------------
 
-def serve_command(toolset: str, root: Path, *extra: str) -> list[str]:
-    """``python -m agenttools serve --toolset T --root R ...``."""
-    return [sys.executable, "-m", "agenttools", "serve", "--toolset", toolset, "--root", str(root), *extra]
+def serve_command(toolset: str, root: Path | None, *extra: str) -> list[str]:
+    """``python -m agenttools serve --toolset T --root R ...`` (no ``--root`` when ``root`` is None)."""
+    rooted = ["--root", str(root)] if root is not None else []
+    return [sys.executable, "-m", "agenttools", "serve", "--toolset", toolset, *rooted, *extra]
 
 
 def free_port() -> int:
@@ -233,11 +234,11 @@ def wait_port(port: int, proc: subprocess.Popen[bytes] | None = None) -> None:
 
 
 @contextlib.contextmanager
-def http_mcp_server(toolset: str, root: Path) -> Iterator[str]:
+def http_mcp_server(toolset: str, root: Path | None, *extra: str, cwd: Path | None = None) -> Iterator[str]:
     """Serve a toolset over streamable HTTP on a free loopback port; yield its URL; stop it after."""
     port = free_port()
-    proc = subprocess.Popen(serve_command(toolset, root, "--transport", "http", "--port", str(port)),
-                            stdin=subprocess.DEVNULL)
+    proc = subprocess.Popen(serve_command(toolset, root, "--transport", "http", "--port", str(port), *extra),
+                            stdin=subprocess.DEVNULL, cwd=cwd)
     try:
         wait_port(port, proc)
         yield f"http://127.0.0.1:{port}/mcp"

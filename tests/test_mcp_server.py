@@ -174,10 +174,9 @@ def test_a_long_call_that_asks_for_progress_gets_it_once_a_second(project):
     assert quick == []  # a call shorter than a second reports nothing
 
 
-def test_clients_hear_when_the_tool_list_changes(tmp_path):
-    tests_dir = str(Path(__file__).parent)
-    params = StdioServerParameters(command=sys.executable, args=["-m", "agenttools", "serve", "--toolset",
-                                                                   "mcp_fixture_growing:build"], cwd=tests_dir)
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_clients_hear_when_the_tool_list_changes(transport):
+    tests_dir = Path(__file__).parent
     heard: list[str] = []
 
     async def on_message(message: object) -> None:
@@ -185,30 +184,76 @@ def test_clients_hear_when_the_tool_list_changes(tmp_path):
         if isinstance(root, mcp_types.ToolListChangedNotification):
             heard.append("tools/list_changed")
 
-    async def main() -> tuple[bool, list[str], list[str], str]:
-        async with stdio_client(params) as (read, write), \
-                ClientSession(read, write, message_handler=on_message) as session:
-            init = await session.initialize()
-            capability = bool(init.capabilities.tools and
-                              (getattr(init.capabilities.tools, "list_changed", None) or
-                               getattr(init.capabilities.tools, "listChanged", None)))
-            before = [tool.name for tool in (await session.list_tools()).tools]
-            await session.call_tool("grow", {"name": "fresh"})
-            for _ in range(50):
-                if heard:
-                    break
-                await asyncio.sleep(0.05)
-            grown = [tool.name for tool in (await session.list_tools()).tools]
-            text = (await session.call_tool("fresh", {})).content[0].text
-            await session.call_tool("shrink", {"name": "fresh"})
-            for _ in range(50):
-                if len(heard) >= 2:
-                    break
-                await asyncio.sleep(0.05)
-            after = [tool.name for tool in (await session.list_tools()).tools]
+    async def exercise(session: ClientSession) -> tuple[bool, list[str], list[str], str]:
+        init = await session.initialize()
+        capability = bool(init.capabilities.tools and
+                          (getattr(init.capabilities.tools, "list_changed", None) or
+                           getattr(init.capabilities.tools, "listChanged", None)))
+        before = [tool.name for tool in (await session.list_tools()).tools]
+        await session.call_tool("grow", {"name": "fresh"})
+        for _ in range(50):
+            if heard:
+                break
+            await asyncio.sleep(0.05)
+        grown = [tool.name for tool in (await session.list_tools()).tools]
+        text = (await session.call_tool("fresh", {})).content[0].text
+        await session.call_tool("shrink", {"name": "fresh"})
+        for _ in range(50):
+            if len(heard) >= 2:
+                break
+            await asyncio.sleep(0.05)
+        after = [tool.name for tool in (await session.list_tools()).tools]
         return capability, [*before, "|", *grown, "|", *after], heard, text
+
+    async def main() -> tuple[bool, list[str], list[str], str]:
+        if transport == "stdio":
+            params = StdioServerParameters(command=sys.executable, cwd=str(tests_dir),
+                                           args=["-m", "agenttools", "serve", "--toolset", "mcp_fixture_growing:build"])
+            async with stdio_client(params) as (read, write), \
+                    ClientSession(read, write, message_handler=on_message) as session:
+                return await exercise(session)
+        with http_mcp_server("mcp_fixture_growing:build", None, cwd=tests_dir) as url:
+            async with streamable_http_client(url) as streams, \
+                    ClientSession(streams[0], streams[1], message_handler=on_message) as session:
+                return await exercise(session)
 
     capability, names, notes, text = asyncio.run(asyncio.wait_for(main(), 60))
     assert capability
     assert names == ["grow", "shrink", "|", "grow", "shrink", "fresh", "|", "grow", "shrink"]
     assert notes == ["tools/list_changed", "tools/list_changed"] and text == "I am fresh"
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_the_sdks_own_client_negotiates_a_session_and_keeps_its_state(project, transport):
+    """``mcp.client.Client`` (mode "auto") probes the stateless 2026-07-28 era first: it must land in a session."""
+    from mcp.client import Client
+    from mcp_types.version import LATEST_HANDSHAKE_VERSION
+
+    async def exercise(target: object) -> tuple[str, str]:
+        async with Client(target, mode="auto") as client:
+            await client.call_tool("bash", {"command": f"cd {project / 'one'}"})
+            result = await client.call_tool("bash", {"command": "pwd"})
+            return client.protocol_version, result.content[0].text
+
+    if transport == "stdio":
+        command = _server_command(project)
+        version, text = asyncio.run(asyncio.wait_for(exercise(StdioServerParameters(command=command[0],
+                                                                                        args=command[1:])), 60))
+    else:
+        with http_mcp_server("editor", project) as url:
+            version, text = asyncio.run(asyncio.wait_for(exercise(url), 60))
+    assert version == LATEST_HANDSHAKE_VERSION
+    assert f"{project / 'one'}\n" in text  # the cd of the call before: one toolset for the session
+
+
+def test_a_stateless_era_request_is_refused_with_the_versions_served(http_server):
+    import httpx
+    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+    answer = httpx.post(http_server, headers={"MCP-Protocol-Version": "2026-07-28", "Accept":
+                                              "application/json, text/event-stream"},
+                        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}, timeout=10)
+    assert answer.status_code == 400
+    error = answer.json()["error"]
+    assert error["code"] == -32022
+    assert error["data"] == {"supported": list(HANDSHAKE_PROTOCOL_VERSIONS), "requested": "2026-07-28"}

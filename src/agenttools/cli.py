@@ -132,6 +132,10 @@ def _build_parser(options: Sequence[Option] = (), name: str | None = None) -> ar
                               help="append one JSON line per call, from every session, to this file")
     serve_parser.add_argument("--read-only", action="store_true",
                               help="serve only the tools whose read_only hint is true")
+    serve_parser.add_argument("--roots", action="store_true",
+                              help="take the allowed directories from the client's MCP roots (the first is the "
+                                   "root), and follow their changes; --root and --allow-dir serve clients without "
+                                   "roots")
     serve_parser.add_argument("--allow-host", action="append", default=[], metavar="NAME",
                               help="a further name clients reach the HTTP server by, accepted in the Host and "
                                    "Origin headers besides 127.0.0.1, localhost, [::1] and --host (repeatable)")
@@ -225,8 +229,26 @@ def _run(args: argparse.Namespace, declared: Sequence[Option]) -> int:
         print(out.text)
         return EXIT_TOOL_ERROR if out.is_error else EXIT_OK
     options = _options(args, declared)
-    toolset(args.toolset, **options).close()  # options are checked before anything listens
+    rootless = args.roots and "root" not in options and not options.get("allow_dirs")
+    if args.roots and not any(option.name == "allow_dirs" for option in declared):
+        raise _Usage(f"--roots: toolset {args.toolset!r} takes no allowed directories to take from the roots")
+    if rootless:  # options are checked before anything listens, on a directory standing in for the roots
+        with tempfile.TemporaryDirectory(prefix="agenttools-roots-") as empty:
+            toolset(args.toolset, **{**options, "root": empty, "allow_dirs": [empty]}).close()
+    else:
+        toolset(args.toolset, **options).close()
     audit = AuditLog(args.audit_log) if args.audit_log else None  # one log for every session, opened now
+
+    def plain() -> Registry:
+        if rootless:
+            raise ConfigError("the client declared no roots naming a directory on this machine, and the server was "
+                              "started without --root")
+        return served(toolset(args.toolset, **options), read_only=args.read_only, audit=audit)
+
+    def rooted(roots: Sequence[str]) -> Registry:
+        chosen = {**options, "root": roots[0], "allow_dirs": list(roots)}
+        return served(toolset(args.toolset, **chosen), read_only=args.read_only, audit=audit)
+
     if args.transport == "http":
         if not _loopback(args.host):
             names = ", ".join(_allowed_host_names(args.host, args.allow_host))
@@ -238,9 +260,8 @@ def _run(args: argparse.Namespace, declared: Sequence[Option]) -> int:
         print(f"agenttools: serving the {args.toolset} toolset over MCP at http://{args.host}:{args.port}/mcp",
               file=sys.stderr, flush=True)
     try:
-        serve(lambda: served(toolset(args.toolset, **options), read_only=args.read_only, audit=audit),
-              transport=args.transport, host=args.host, port=args.port, max_calls=args.max_calls,
-              allowed_hosts=args.allow_host)
+        serve(plain, transport=args.transport, host=args.host, port=args.port, max_calls=args.max_calls,
+              allowed_hosts=args.allow_host, from_roots=rooted if args.roots else None)
     finally:
         if audit is not None:
             audit.close()

@@ -9,6 +9,14 @@ Every session runs its calls on its own threads, at most ``max_calls`` at once (
 saturated session never delays another. A call whose request is cancelled (``notifications/cancelled``), whose
 HTTP client disconnects, or whose session ends is cancelled: the shell command it runs has its process group
 killed.
+
+With ``from_roots`` (``agenttools serve --roots``), a session whose client declares the ``roots`` capability gets
+its toolset from the client's roots: every ``file://`` root that names an existing directory becomes an allowed
+directory and the first one the root. The roots are asked for (``roots/list``) on the session's first request and
+again on the first request after the client sends ``notifications/roots/list_changed``; a changed list gives the
+session a fresh toolset (its shell cwd, background tasks and todos start over), and the old one is closed once its
+running calls end. A client whose roots name no directory here gets the command line's directories (and a later
+list naming none changes nothing).
 """
 
 from __future__ import annotations
@@ -20,7 +28,10 @@ import json
 import os
 import re
 import signal
+import tempfile
 import threading
+import urllib.parse
+import warnings
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Literal, cast
@@ -47,6 +58,8 @@ _GRACEFUL_SHUTDOWN = 5
 """Seconds uvicorn waits for open requests on SIGTERM before cancelling them."""
 _EOF_SETTLE = 0.25
 """Seconds a stdio server still answers after the end of its input, before its calls are cancelled."""
+_ROOTS_WAIT = 10.0
+"""Seconds a session waits for its client to answer ``roots/list`` before it serves the command line's directories."""
 
 
 def _require_mcp() -> Any:
@@ -58,20 +71,59 @@ def _require_mcp() -> Any:
 
 
 class _Session:
-    """One client session: its registry, the limiter its calls run on, and how to tell it the tool list changed."""
+    """One client session: its registry, the limiter its calls run on, and how to tell it the tool list changed.
 
-    def __init__(self, registry: Registry, max_calls: int) -> None:
-        self.registry = registry
+    The registry is None until it is built (a session that follows its client's roots builds it once it has them),
+    and is replaced when those roots change; a replaced registry is closed when its last running call ends.
+    """
+
+    def __init__(self, registry: Registry | None, max_calls: int) -> None:
+        self.registry: Registry | None = None
         self.limiter = CallLimiter(max_calls)
+        self.roots: tuple[str, ...] | None = None  # the client's roots the registry was built from
+        self.roots_stale = True  # ask the client for its roots before the next request
+        self._rooting = asyncio.Lock()
         self._peer: Any = None  # the SDK's session of the last request: it sends notifications
         self._loop: asyncio.AbstractEventLoop | None = None
         self._sending: set[Any] = set()
-        registry.on_change(self._changed)
+        self._running: dict[int, int] = {}  # id(registry) -> calls running on it
+        self._retired: dict[int, Registry] = {}  # replaced registries that still run calls
+        self._closing: list[threading.Thread] = []
+        if registry is not None:
+            self.replace(registry)
 
     def watch(self, peer: Any) -> None:
         """Remember where this session's requests come from (called on the event loop, for every request)."""
         self._peer = peer
         self._loop = asyncio.get_running_loop()
+
+    def replace(self, registry: Registry) -> None:
+        """Serve ``registry`` from now on; the one it replaces is closed once its running calls end."""
+        old, self.registry = self.registry, registry
+        registry.on_change(self._changed)
+        if old is None:
+            return
+        if self._running.get(id(old)):
+            self._retired[id(old)] = old
+        else:
+            self._close_soon(old)
+        if old.definitions("mcp") != registry.definitions("mcp"):
+            self._changed()
+
+    @contextlib.contextmanager
+    def running(self) -> Any:
+        """The registry to call, counted as running a call until the block ends."""
+        registry = self.registry
+        assert registry is not None  # noqa: S101 - built before any call reaches here
+        self._running[id(registry)] = self._running.get(id(registry), 0) + 1
+        try:
+            yield registry
+        finally:
+            left = self._running.pop(id(registry)) - 1
+            if left:
+                self._running[id(registry)] = left
+            elif id(registry) in self._retired:
+                self._close_soon(self._retired.pop(id(registry)))
 
     def _changed(self) -> None:
         """The registry gained or lost a tool: send ``notifications/tools/list_changed`` (from any thread)."""
@@ -89,6 +141,12 @@ class _Session:
         else:
             asyncio.run_coroutine_threadsafe(self._notify(peer), loop)
 
+    def _close_soon(self, registry: Registry) -> None:
+        """Close a registry no call uses any more, in a thread: killing its processes takes a moment."""
+        thread = threading.Thread(target=registry.close, name="agenttools-registry-close", daemon=True)
+        self._closing = [t for t in self._closing if t.is_alive()] + [thread]
+        thread.start()
+
     @staticmethod
     async def _notify(peer: Any) -> None:
         with contextlib.suppress(Exception):  # a client gone away: nobody to tell
@@ -97,7 +155,11 @@ class _Session:
     def close(self) -> None:
         self.limiter.cancel_all()  # running calls kill their process groups ...
         self.limiter.join(_CALLS_END)  # ... and return
-        self.registry.close()  # background processes, and everything carrying the session marker
+        for registry in [*self._retired.values(), *([self.registry] if self.registry is not None else [])]:
+            registry.close()  # background processes, and everything carrying the session marker
+        self._retired.clear()
+        for thread in self._closing:
+            thread.join(_CALLS_END)
 
 
 class _Sessions:
@@ -122,17 +184,29 @@ class _Sessions:
         with self._lock:
             return len(self._live)
 
-    def get(self, key: Any) -> _Session:
+    def get(self, key: Any, *, build: bool = True) -> _Session:
+        """The session of ``key``, made on its first request: with ``factory()``'s registry, or none yet."""
         with self._lock:
             table: Any = self._by_id if isinstance(key, str) else self._by_object
             session: _Session | None = table.get(key)
             if session is None:
-                session = _Session(self.factory(), self.max_calls)
+                session = _Session(self.factory() if build else None, self.max_calls)
                 table[key] = session
                 self._live[id(session)] = session
                 if not isinstance(key, str):
                     weakref.finalize(key, self._release, session)
             return session
+
+    def find(self, key: Any) -> _Session | None:
+        """The session of ``key`` if it has one."""
+        with self._lock:
+            table: Any = self._by_id if isinstance(key, str) else self._by_object
+            return table.get(key)  # type: ignore[no-any-return]
+
+    def live(self) -> list[_Session]:
+        """The sessions open now."""
+        with self._lock:
+            return list(self._live.values())
 
     def _release(self, session: _Session) -> None:
         with self._lock:
@@ -194,13 +268,17 @@ def served(registry: Registry, *, read_only: bool = False, audit: AuditLog | Non
 
 
 def build_server(factory: Callable[[], Registry], *, name: str = "agenttools",
-                 max_calls: int = DEFAULT_MAX_CALLS) -> tuple[Any, _Sessions]:
+                 max_calls: int = DEFAULT_MAX_CALLS,
+                 from_roots: Callable[[Sequence[str]], Registry] | None = None) -> tuple[Any, _Sessions]:
     """Build an MCP low-level server whose sessions each get ``factory()``'s registry.
 
     Args:
         factory: Builds one session's registry.
         name: The server name clients see.
         max_calls: Calls one session runs at once; its further calls wait their turn.
+        from_roots: Builds the registry of a session whose client declares roots, from those roots (real paths of
+            existing directories, at least one), and again when they change. ``factory`` serves the sessions of
+            clients without roots, or whose roots name no directory.
 
     Returns:
         The ``mcp`` server, and the session table (close it when the server stops).
@@ -208,42 +286,53 @@ def build_server(factory: Callable[[], Registry], *, name: str = "agenttools",
     types = _require_mcp()
     from mcp.server.lowlevel import Server
 
-    template = factory()
-    try:
-        tools = [types.Tool.model_validate(d) for d in template.definitions("mcp")]
-    finally:
-        template.close()
+    tools = _template_tools(types, factory, from_roots)
     sessions = _Sessions(factory, max_calls)
 
-    def listed(key: Any, peer: Any) -> list[Any]:
+    async def ready(key: Any, peer: Any, request_id: Any) -> _Session:
+        """The session of a request, its registry built (from the client's roots, when it follows them)."""
+        if from_roots is None or not _declares_roots(types, peer):
+            session = sessions.get(key)
+        else:
+            session = sessions.get(key, build=False)
+            await _follow_roots(types, session, peer, request_id, factory, from_roots)
+        session.watch(peer)
+        return session
+
+    async def listed(key: Any, peer: Any, request_id: Any) -> list[Any]:
         """The tools a session sees now (the first listing, before its toolset exists, builds it)."""
         try:
-            session = sessions.get(key)
+            session = await ready(key, peer, request_id)
         except Exception:  # noqa: BLE001 - the toolset cannot start: its calls will say why
             return tools
-        session.watch(peer)
-        return [types.Tool.model_validate(d) for d in session.registry.definitions("mcp")]
+        registry = session.registry
+        return tools if registry is None else [types.Tool.model_validate(d) for d in registry.definitions("mcp")]
 
     async def call(key: Any, tool: str, arguments: dict[str, Any] | None, gone: Any = None,
                    request_id: Any = None, progress: Callable[[float, str], Awaitable[None]] | None = None,
                    peer: Any = None) -> Any:
         try:
-            session = sessions.get(key)
+            session = await ready(key, peer, request_id)
         except Exception as exc:  # noqa: BLE001 - e.g. the root is gone: the model reads why, as for any tool error
             reason = " ".join(str(exc).split()) or type(exc).__name__
             return _result(types, ToolOutput(text=f"the toolset could not start for this session: {reason}",
                                              is_error=True))
-        if peer is not None:
-            session.watch(peer)
-        work = session.registry.acall(tool, arguments or {}, limiter=session.limiter,
-                                      call_id=None if request_id is None else str(request_id))
-        schema = session.registry[tool].output_schema if tool in session.registry else None
-        with watching_progress() as done:  # the call's commands count their output into it
-            if progress is not None:
-                work = _with_progress(work, progress, done)
-            if gone is None:
-                return _result(types, await work, schema)
-            return _result(types, await _unless_gone(work, gone), schema)
+        with session.running() as registry:
+            work = registry.acall(tool, arguments or {}, limiter=session.limiter,
+                                  call_id=None if request_id is None else str(request_id))
+            schema = registry[tool].output_schema if tool in registry else None
+            with watching_progress() as done:  # the call's commands count their output into it
+                if progress is not None:
+                    work = _with_progress(work, progress, done)
+                if gone is None:
+                    return _result(types, await work, schema)
+                return _result(types, await _unless_gone(work, gone), schema)
+
+    def roots_changed(key: Any) -> None:
+        """The client says its roots changed: ask for them again before the session's next request."""
+        session = sessions.find(key)
+        if session is not None:
+            session.roots_stale = True
 
     if "on_call_tool" in inspect.signature(Server.__init__).parameters:  # mcp 2.x: constructor handlers
         def key_of(ctx: Any) -> Any:
@@ -253,7 +342,7 @@ def build_server(factory: Callable[[], Registry], *, name: str = "agenttools",
             return session_id or getattr(ctx.session, "_connection", None) or ctx.session
 
         async def on_list_tools(ctx: Any, params: Any) -> Any:
-            return types.ListToolsResult(tools=listed(key_of(ctx), ctx.session))
+            return types.ListToolsResult(tools=await listed(key_of(ctx), ctx.session, ctx.request_id))
 
         async def on_call_tool(ctx: Any, params: Any) -> Any:
             request = getattr(ctx, "request", None)
@@ -263,15 +352,22 @@ def build_server(factory: Callable[[], Registry], *, name: str = "agenttools",
                               _progress_reporter(ctx.session, getattr(ctx, "meta", None), request_id),
                               peer=ctx.session)
 
-        server = Server(name, version=__version__, on_list_tools=on_list_tools, on_call_tool=on_call_tool)
-        _announce_tools_changed(server)
+        async def on_roots_list_changed(ctx: Any, params: Any) -> None:
+            roots_changed(key_of(ctx))
+
+        handlers: dict[str, Any] = {"on_list_tools": on_list_tools, "on_call_tool": on_call_tool}
+        with warnings.catch_warnings():  # roots are deprecated by MCP 2026-07-28; clients still declare them
+            warnings.simplefilter("ignore")
+            if from_roots is not None:
+                handlers["on_roots_list_changed"] = on_roots_list_changed
+            server = Server(name, version=__version__, **handlers)
     else:  # mcp 1.x: decorators, and request_context for the session
         legacy: Any = Server(name, version=__version__)
 
         @legacy.list_tools()  # type: ignore[untyped-decorator]
         async def list_tools() -> list[Any]:
-            peer = legacy.request_context.session
-            return listed(peer, peer)
+            context = legacy.request_context
+            return await listed(context.session, context.session, getattr(context, "request_id", None))
 
         @legacy.call_tool(validate_input=False)  # type: ignore[untyped-decorator]
         async def call_tool(tool: str, arguments: dict[str, Any]) -> Any:
@@ -281,10 +377,94 @@ def build_server(factory: Callable[[], Registry], *, name: str = "agenttools",
                               progress=_progress_reporter(context.session, getattr(context, "meta", None),
                                                           request_id), peer=context.session)
 
-        server = legacy
-        _announce_tools_changed(server)
+        async def legacy_roots_changed(notification: Any) -> None:
+            # mcp 1.x hands notification handlers no session: every session asks again (one request each)
+            for session in sessions.live():
+                session.roots_stale = True
 
+        if from_roots is not None:
+            legacy.notification_handlers[types.RootsListChangedNotification] = legacy_roots_changed
+        server = legacy
+    _announce_tools_changed(server)
     return server, sessions
+
+
+def _template_tools(types: Any, factory: Callable[[], Registry],
+                    from_roots: Callable[[Sequence[str]], Registry] | None) -> list[Any]:
+    """The tools listed to a session whose toolset cannot start (its calls say why)."""
+    try:
+        template = factory()
+    except Exception:
+        if from_roots is None:
+            raise
+        with tempfile.TemporaryDirectory(prefix="agenttools-roots-") as empty:  # no root before the client's
+            template = from_roots([os.path.realpath(empty)])
+            try:
+                return [types.Tool.model_validate(d) for d in template.definitions("mcp")]
+            finally:
+                template.close()
+    try:
+        return [types.Tool.model_validate(d) for d in template.definitions("mcp")]
+    finally:
+        template.close()
+
+
+def _declares_roots(types: Any, peer: Any) -> bool:
+    """Whether the client of ``peer`` (the SDK's server session) declared the ``roots`` capability."""
+    try:
+        return bool(peer.check_client_capability(types.ClientCapabilities(roots=types.RootsCapability())))
+    except Exception:  # noqa: BLE001 - no initialized session to ask
+        return False
+
+
+async def _follow_roots(types: Any, session: _Session, peer: Any, request_id: Any, factory: Callable[[], Registry],
+                        from_roots: Callable[[Sequence[str]], Registry]) -> None:
+    """Build the session's registry from its client's roots, or rebuild it when they changed since."""
+    if not session.roots_stale and session.registry is not None:
+        return
+    async with session._rooting:
+        if not session.roots_stale and session.registry is not None:
+            return
+        session.roots_stale = False
+        try:
+            roots = await _client_roots(types, peer, request_id)
+            if session.registry is not None and (not roots or roots == session.roots):
+                return  # as the reference filesystem server: roots naming no directory here change nothing
+            registry = await asyncio.to_thread(from_roots, roots) if roots else await asyncio.to_thread(factory)
+        except BaseException:
+            session.roots_stale = True  # the next request tries again
+            raise
+        session.roots = roots
+        session.replace(registry)
+
+
+async def _client_roots(types: Any, peer: Any, request_id: Any) -> tuple[str, ...]:
+    """The client's roots that name existing directories (real paths, in its order); none when it cannot say."""
+    from mcp.shared.message import ServerMessageMetadata
+
+    request: Any = types.ListRootsRequest(method="roots/list")
+    if hasattr(types.ServerRequest, "model_validate"):  # mcp 1.x: requests travel in a RootModel union
+        request = types.ServerRequest(request)
+    metadata = ServerMessageMetadata(related_request_id=request_id) if request_id is not None else None
+    try:
+        answer = await asyncio.wait_for(peer.send_request(request, types.ListRootsResult, metadata=metadata),
+                                        _ROOTS_WAIT)
+    except Exception:  # noqa: BLE001 - an error, a malformed answer or no answer: the command line's directories
+        return ()
+    found = (_root_dir(str(root.uri)) for root in answer.roots)
+    return tuple(dict.fromkeys(path for path in found if path is not None))
+
+
+def _root_dir(uri: str) -> str | None:
+    """The real path of a ``file://`` root naming an existing directory on this machine, else None."""
+    parts = urllib.parse.urlsplit(uri)
+    if parts.scheme.lower() != "file" or parts.netloc.lower() not in ("", "localhost") or parts.query:
+        return None
+    path = urllib.parse.unquote(parts.path, errors="surrogateescape")
+    if not path.startswith("/") or "\0" in path:
+        return None
+    real = os.path.realpath(path)
+    return real if os.path.isdir(real) else None
 
 
 def _announce_tools_changed(server: Any) -> None:
@@ -582,12 +762,64 @@ async def _serve_stdio(server: Any) -> None:
         async with stdio_server(stdin=cast(Any, lines)) as (read_stream, write_stream):
             if lines is not None:
                 lines.answer = write_stream.send
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+            await _run_handshake_only(server, read_stream, write_stream)
     except* (BrokenPipeError, ConnectionResetError):
         pass  # the client stopped reading the server's output: the session is over, like when stdin closes
     finally:
         if private is not None:
             _release_stdin(private)
+
+
+async def _run_handshake_only(server: Any, read_stream: Any, write_stream: Any) -> None:
+    """Serve one stdio connection in the ``initialize`` handshake era only (see :func:`_handshake_era_only`)."""
+    try:
+        from mcp.server.runner import serve_loop
+    except ImportError:  # mcp 1.x: the handshake is all there is
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+        return
+    async with server.lifespan(server) as lifespan_state:
+        await serve_loop(server, read_stream, write_stream, lifespan_state=lifespan_state,
+                         init_options=server.create_initialization_options())
+
+
+def _handshake_versions() -> tuple[str, ...] | None:
+    """The protocol revisions the installed SDK negotiates with ``initialize`` (None: mcp 1.x, all of them)."""
+    try:
+        from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+    except ImportError:
+        return None
+    return tuple(HANDSHAKE_PROTOCOL_VERSIONS)
+
+
+def _handshake_era_only(app: Any) -> Any:
+    """ASGI wrapper: refuse requests in MCP's stateless 2026-07-28 era, so clients open a session instead.
+
+    That era carries no session: the SDK builds a connection per request, which would give every call a fresh
+    toolset (no shell cwd, background task or todo list survives a call). A request whose ``MCP-Protocol-Version``
+    header names a revision the handshake does not reach gets the JSON-RPC error -32022 listing those that it
+    does; the SDK's clients (``mode="auto"``) then fall back to ``initialize``.
+    """
+    versions = _handshake_versions()
+    if versions is None:  # pragma: no cover - mcp 1.x has no second era
+        return app
+
+    async def wrapped(scope: Any, receive: Any, send: Any) -> None:
+        if scope.get("type") == "http":
+            header = next((v.decode("latin-1") for k, v in scope.get("headers", ()) if k == b"mcp-protocol-version"),
+                          None)
+            if header is not None and header not in versions:
+                body = json.dumps({"jsonrpc": "2.0", "id": None, "error": {
+                    "code": -32022, "message": f"protocol version {header} is not served: this server keeps a "
+                                               f"toolset per session; use the initialize handshake",
+                    "data": {"supported": list(versions), "requested": header}}}).encode()
+                await send({"type": "http.response.start", "status": 400,
+                            "headers": [(b"content-type", b"application/json"),
+                                        (b"content-length", str(len(body)).encode())]})
+                await send({"type": "http.response.body", "body": body})
+                return
+        await app(scope, receive, send)
+
+    return wrapped
 
 
 _LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
@@ -646,7 +878,7 @@ def _http_app(server: Any, host: str, sessions: _Sessions, allowed_hosts: Sequen
                     sessions.end_soon(session_id)
 
             manager._discard_session = discard_and_close
-        return _watch_disconnects(app)
+        return _handshake_era_only(_watch_disconnects(app))
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager  # pragma: no cover - mcp 1.x
     from starlette.applications import Starlette  # pragma: no cover
     from starlette.routing import Mount  # pragma: no cover
@@ -701,6 +933,7 @@ def serve(
     name: str = "agenttools",
     max_calls: int = DEFAULT_MAX_CALLS,
     allowed_hosts: Sequence[str] = (),
+    from_roots: Callable[[Sequence[str]], Registry] | None = None,
 ) -> None:
     """Serve the toolset that ``factory`` builds until the client disconnects (stdio) or the process stops (http).
 
@@ -718,8 +951,9 @@ def serve(
         name: The server name clients see.
         max_calls: Calls one session runs at once; its further calls wait their turn.
         allowed_hosts: More names (or addresses) clients may reach an HTTP server by.
+        from_roots: Builds the registry of a session whose client declares roots (see :func:`build_server`).
     """
-    server, sessions = build_server(factory, name=name, max_calls=max_calls)
+    server, sessions = build_server(factory, name=name, max_calls=max_calls, from_roots=from_roots)
     undo = _close_on_signals(sessions)
     try:
         if transport == "stdio":

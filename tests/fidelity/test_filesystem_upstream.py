@@ -19,6 +19,7 @@ import os
 import shutil
 import stat
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -651,3 +652,76 @@ def test_edit_matching_is_upstreams_for_random_edits(server_js: Path, tmp_path: 
         if mine != theirs:
             mismatched.append((path, edits, theirs, mine))
     assert not mismatched, mismatched[:2]
+
+
+ROOTS_CALLS: list[tuple[str, str]] = [("list_allowed_directories", ""), ("read_text_file", "a/one.txt"),
+                                      ("read_text_file", "with space/two.txt"), ("read_text_file", "cli/three.txt"),
+                                      ("list_directory", "b")]
+
+
+def test_roots_are_followed_as_upstream_follows_them(server_js: Path, tmp_path: Path) -> None:
+    """Client roots (``serve --roots``) replace the command line's directories as the reference server's do."""
+    import asyncio
+    import warnings
+
+    import mcp.types as mcp_types
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    for name, file in (("a", "one.txt"), ("with space", "two.txt"), ("cli", "three.txt"), ("b", "four.txt")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / file).write_text(f"{name}\n")
+    (tmp_path / "link").symlink_to(tmp_path / "b")
+    (tmp_path / "plain.txt").write_text("not a directory\n")
+    uri = {name: (tmp_path / name).as_uri() for name in ("a", "with space", "link", "missing", "plain.txt")}
+    steps = [[uri["a"], uri["missing"], uri["link"], uri["plain.txt"]],  # the first list: a and b
+             [uri["with space"]],  # a change
+             [uri["missing"], uri["plain.txt"]]]  # a list naming no directory: nothing changes
+
+    async def session_texts(command: list[str]) -> list[list[tuple[bool, str]]]:
+        roots: list[str] = list(steps[0])
+
+        async def list_roots(context: Any) -> mcp_types.ListRootsResult:
+            return mcp_types.ListRootsResult(roots=[mcp_types.Root(uri=u) for u in roots])
+
+        async def answers(session: ClientSession) -> list[tuple[bool, str]]:
+            out = []
+            for name, path in ROOTS_CALLS:
+                result = await session.call_tool(name, {"path": str(tmp_path / path)} if path else {})
+                dumped = result.model_dump(by_alias=True, exclude_none=True)
+                out.append((bool(dumped.get("isError")), _blocks_text(dumped["content"])))
+            return out
+
+        async def settled(session: ClientSession, before: tuple[bool, str]) -> list[tuple[bool, str]]:
+            # upstream asks for the roots in the background: wait (5 s at most) until its directories change
+            for _ in range(50):
+                now = await answers(session)
+                if now[0] != before:
+                    break
+                await asyncio.sleep(0.1)
+            return now
+
+        params = StdioServerParameters(command=command[0], args=command[1:], cwd=str(tmp_path))
+        with open(os.devnull, "w") as errlog:
+            async with stdio_client(params, errlog=errlog) as (read, write), \
+                    ClientSession(read, write, list_roots_callback=list_roots) as session:
+                await session.initialize()
+                seen = [await settled(session, (False, f"Allowed directories:\n{tmp_path / 'cli'}"))]
+                for step in steps[1:]:
+                    roots[:] = step
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        await session.send_roots_list_changed()
+                    await asyncio.sleep(0.5)
+                    seen.append(await answers(session))
+                return seen
+
+    theirs = asyncio.run(asyncio.wait_for(session_texts(["node", str(server_js), str(tmp_path / "cli")]), 60))
+    mine = asyncio.run(asyncio.wait_for(session_texts(
+        [sys.executable, "-m", "agenttools", "serve", "--toolset", "filesystem", "--allow-dir",
+         str(tmp_path / "cli"), "--roots"]), 60))
+    for step_mine, step_theirs in zip(mine, theirs, strict=True):
+        for m, t in zip(step_mine, step_theirs, strict=True):
+            assert m == t
+    assert theirs[0][0] == (False, f"Allowed directories:\n{tmp_path / 'a'}\n{tmp_path / 'b'}")
+    assert theirs[1][0] == theirs[2][0] == (False, f"Allowed directories:\n{tmp_path / 'with space'}")

@@ -129,8 +129,19 @@ def test_mcp_with_annotations():
 
 def test_mcp_annotations_always_present_with_defaults(reg):
     (definition,) = reg.definitions("mcp")
-    assert definition["annotations"] == {"readOnlyHint": False, "destructiveHint": True,
-                                         "idempotentHint": False, "openWorldHint": True}
+    assert definition["annotations"] == {"title": definition["title"], "readOnlyHint": False,
+                                         "destructiveHint": True, "idempotentHint": False, "openWorldHint": True}
+
+
+@pytest.mark.parametrize(("name", "title"), [("read_file", "Read file"), ("readFile", "Read file"),
+                                             ("getHTTPResponse", "Get HTTP response"), ("get_URL", "Get URL"),
+                                             ("fetch-page", "Fetch page"), ("x", "X"), ("__", "__")])
+def test_an_untitled_tool_is_titled_from_its_name_for_mcp(name, title):
+    reg = agenttools.Registry()
+    reg.add(agenttools.Registry.function_tool(ping, name=name))
+    (definition,) = reg.definitions("mcp")
+    assert (definition["title"], definition["annotations"]["title"]) == (title, title)
+    assert reg[name].title is None  # the tool itself keeps "none given"
 
 
 def test_no_parameters():

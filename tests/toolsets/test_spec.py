@@ -54,7 +54,8 @@ def test_one_spec_is_one_tool_with_its_contract_hints_and_shared_state():
     assert bump["title"] == "Bump"
     assert bump["annotations"] == {"title": "Bump", "readOnlyHint": False, "destructiveHint": True,
                                    "idempotentHint": False, "openWorldHint": True}
-    assert shout["annotations"] == {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True,
+    assert shout["title"] == "Shout"  # a tool without one is titled from its name
+    assert shout["annotations"] == {"title": "Shout", "readOnlyHint": True, "destructiveHint": False, "idempotentHint": True,
                                     "openWorldHint": False}
     assert shout["description"] == "Shout the text."
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -9,28 +10,36 @@ from agenttools.blocks import Answer, ImageBlock, TextBlock
 from agenttools.schema import canonicalize
 from agenttools.tool import Tool
 
-__all__ = ["definitions", "output_schema", "parse_call", "result", "wrapped"]
+__all__ = ["definitions", "output_schema", "parse_call", "result", "title_of", "wrapped"]
+
+_WORD_BREAK = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+"""Where a camelCase name starts a word."""
 
 
 def definitions(tools: Sequence[Tool], strict: bool | None = None) -> list[dict[str, Any]]:
-    """One MCP ``Tool`` dict per tool, always with ``annotations`` (the hints); MCP has no strict mode."""
+    """One MCP ``Tool`` dict per tool, always with a ``title`` and ``annotations`` (the hints); no strict mode."""
     out = []
     for tool in tools:
-        entry: dict[str, Any] = {"name": tool.name}
-        if tool.title:
-            entry["title"] = tool.title
-        entry["description"] = tool.description
-        entry["inputSchema"] = canonicalize(tool.parameters)
+        title = tool.title or title_of(tool.name)
+        entry: dict[str, Any] = {"name": tool.name, "title": title, "description": tool.description,
+                                 "inputSchema": canonicalize(tool.parameters)}
         if tool.output_schema is not None:
             entry["outputSchema"] = output_schema(tool.output_schema)
-        annotations: dict[str, Any] = {}
-        if tool.title:
-            annotations["title"] = tool.title
+        annotations: dict[str, Any] = {"title": title}
         annotations.update(readOnlyHint=tool.read_only, destructiveHint=tool.is_destructive,
                            idempotentHint=tool.idempotent, openWorldHint=tool.open_world)
         entry["annotations"] = annotations
         out.append(entry)
     return out
+
+
+def title_of(name: str) -> str:
+    """The display name of a tool that has none: its name in words (``read_file``, ``readFile`` -> ``Read file``)."""
+    spaced = _WORD_BREAK.sub(" ", name)
+    words = [w if w.isupper() and len(w) > 1 else w.lower() for w in re.split(r"[\s_.\-]+", spaced) if w]
+    if not words:
+        return name
+    return " ".join([words[0][:1].upper() + words[0][1:], *words[1:]])
 
 
 def wrapped(schema: Mapping[str, Any]) -> bool:

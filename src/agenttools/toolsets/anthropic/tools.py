@@ -21,10 +21,10 @@ def specs(max_characters: int | None = None) -> list[ToolSpec[State]]:
         # the reference checks each argument itself, in its own order and words: the handlers validate
         ToolSpec(name="str_replace_based_edit_tool", description=DESCRIPTIONS["str_replace_based_edit_tool"],
                  parameters=PARAMETERS["str_replace_based_edit_tool"], handler=editor.edit_tool, validate=False,
-                 paths={"path": "path"}, hints=Hints(destructive=True, open_world=False),
+                 paths={"path": "path"}, hints=Hints(title="Text editor", destructive=True, open_world=False),
                  native={"anthropic": editor_native}),
         ToolSpec(name="bash", description=DESCRIPTIONS["bash"], parameters=PARAMETERS["bash"], handler=bash.bash,
-                 validate=False, hints=Hints(destructive=True, open_world=True),
+                 validate=False, hints=Hints(title="Bash", destructive=True, open_world=True),
                  native={"anthropic": {"type": BASH_TYPE, "name": "bash"}}),
     ]
 

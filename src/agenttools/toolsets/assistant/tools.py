@@ -12,11 +12,14 @@ from agenttools.toolsets.assistant.texts import DESCRIPTIONS, PARAMETERS
 __all__ = ["TOOLS"]
 
 _CHANGE = Hints(destructive=True, open_world=False)
+_TITLES = {"read": "Read", "write": "Write", "edit": "Edit", "list": "List", "delete": "Delete", "file": "File",
+           "exec": "Exec", "process": "Process", "message": "Message"}
+"""Display names (MCP ``title``)."""
 
 
 def _spec(name: str, handler: Any, hints: Hints, paths: dict[str, PathKind]) -> ToolSpec[State]:
     return ToolSpec(name=name, description=DESCRIPTIONS[name], parameters=PARAMETERS[name], handler=handler,
-                    hints=hints, paths=paths, validate=False)
+                    hints=hints._replace(title=_TITLES[name]), paths=paths, validate=False)
 
 
 TOOLS: list[ToolSpec[State]] = [

@@ -12,11 +12,16 @@ from agenttools.toolsets.coder.texts import DESCRIPTIONS, PARAMETERS
 __all__ = ["TOOLS"]
 
 _CHANGE = Hints(open_world=False)
+_TITLES = {"read_file": "Read file", "list_files": "List files", "edit_file": "Edit file",
+           "delete_file": "Delete file", "rg": "Search (ripgrep)", "glob": "Find files", "git_diff": "Git diff",
+           "web_fetch": "Fetch web page", "html_to_markdown": "HTML to Markdown", "head": "Head", "tail": "Tail",
+           "cloc": "Count lines of code", "todowrite": "Write todos", "todoread": "Read todos"}
+"""Display names (MCP ``title``)."""
 
 
 def _spec(name: str, handler: Any, hints: Hints, paths: dict[str, PathKind] | None = None) -> ToolSpec[State]:
     return ToolSpec(name=name, description=DESCRIPTIONS[name], parameters=PARAMETERS[name], handler=handler,
-                    hints=hints, paths=paths or {})
+                    hints=hints._replace(title=_TITLES[name]), paths=paths or {})
 
 
 TOOLS: list[ToolSpec[State]] = [

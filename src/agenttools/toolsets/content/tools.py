@@ -145,10 +145,12 @@ def get_collection_content(source: Source, args: dict[str, Any]) -> str:
 
 TOOLS: list[ToolSpec[Source]] = [
     ToolSpec(name="get_content", description=DESCRIPTIONS["get_content"], parameters=PARAMETERS["get_content"],
-             handler=get_content, hints=READ),
+             handler=get_content, hints=READ._replace(title="Get content")),
     ToolSpec(name="get_category_content", description=DESCRIPTIONS["get_category_content"],
-             parameters=PARAMETERS["get_category_content"], handler=get_category_content, hints=READ),
+             parameters=PARAMETERS["get_category_content"], handler=get_category_content,
+             hints=READ._replace(title="Get category content")),
     ToolSpec(name="get_collection_content", description=DESCRIPTIONS["get_collection_content"],
-             parameters=PARAMETERS["get_collection_content"], handler=get_collection_content, hints=READ),
+             parameters=PARAMETERS["get_collection_content"], handler=get_collection_content,
+             hints=READ._replace(title="Get collection content")),
 ]
 """Each tool of the contract, in the spec's order."""

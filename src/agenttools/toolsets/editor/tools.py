@@ -12,16 +12,17 @@ __all__ = ["EXTENDED_TOOLS", "TOOLS"]
 
 TOOLS: list[ToolSpec[State]] = [
     ToolSpec(name="view", description=DESCRIPTIONS["view"], parameters=PARAMETERS["view"], handler=files.view,
-             paths={"path": "path"}, hints=READ),
+             paths={"path": "path"}, hints=READ._replace(title="View")),
     ToolSpec(name="str_replace", description=DESCRIPTIONS["str_replace"], parameters=PARAMETERS["str_replace"],
-             handler=files.str_replace, paths={"path": "path"}, hints=Hints(destructive=True, open_world=False)),
+             handler=files.str_replace, paths={"path": "path"},
+             hints=Hints(title="Replace text", destructive=True, open_world=False)),
     ToolSpec(name="create_file", description=DESCRIPTIONS["create_file"], parameters=PARAMETERS["create_file"],
              handler=files.create_file, paths={"path": "path"},
-             hints=Hints(destructive=True, idempotent=True, open_world=False)),
+             hints=Hints(title="Create file", destructive=True, idempotent=True, open_world=False)),
     ToolSpec(name="bash", description=DESCRIPTIONS["bash"], parameters=PARAMETERS["bash"], handler=shell.bash,
-             hints=Hints(destructive=True, open_world=True)),
+             hints=Hints(title="Bash", destructive=True, open_world=True)),
     ToolSpec(name="task_output", description=DESCRIPTIONS["task_output"], parameters=PARAMETERS["task_output"],
-             handler=shell.task_output, hints=Hints(read_only=True, open_world=False)),
+             handler=shell.task_output, hints=Hints(title="Task output", read_only=True, open_world=False)),
 ]
 """Each tool of the contract, in upstream's order."""
 
