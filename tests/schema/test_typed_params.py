@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime
+import decimal
+import ipaddress
+import uuid
 import warnings
 from typing import Annotated, Any, NamedTuple, NotRequired, Required, TypedDict
 
@@ -205,3 +209,119 @@ def test_a_typing_extensions_typeddict_is_one_too():
     reg.tool(find)
     assert reg["find"].parameters["properties"]["query"]["required"] == ["text"]
     assert reg.call("find", {"query": {"text": "a", "limit": 2}}).text == "{'text': 'a', 'limit': 2}"
+
+
+def _fielded() -> agenttools.Registry:
+    """Tools written as FastMCP's and pydantic's docs also write them: ``Field`` as the default value."""
+    reg = agenttools.Registry()
+
+    @reg.tool
+    def tag(x: int = pydantic.Field(default=5, ge=0, description="A number"),
+            tags: list[str] = pydantic.Field(default_factory=list, description="Labels"),
+            name: str = pydantic.Field(description="Who"),
+            box: dict[str, int] = pydantic.Field(default={"a": 1})) -> dict[str, Any]:
+        """Tag things.
+
+        Args:
+            x: Loses to the Field's description.
+            tags: Labels.
+            name: Who.
+            box: A box.
+        """
+        tags.append("seen")  # a fresh list per call, as pydantic makes one
+        box["a"] += 1  # a copy of the default per call, as pydantic makes one
+        return {"x": x, "tags": tags, "name": name, "box": box}
+
+    return reg
+
+
+def test_a_field_as_the_default_value_is_an_annotated_field():
+    reg = _fielded()
+    props = reg["tag"].parameters["properties"]
+    assert reg["tag"].parameters["required"] == ["name"]  # Field() with no default: required
+    assert props["x"] == {"type": "integer", "description": "A number", "minimum": 0, "default": 5}
+    assert props["tags"] == {"type": "array", "items": {"type": "string"}, "description": "Labels"}
+    assert props["box"]["default"] == {"a": 1}
+    first = reg.call("tag", {"name": "n"})
+    second = reg.call("tag", {"name": "n"})
+    assert first.structured == second.structured == {"x": 5, "tags": ["seen"], "name": "n", "box": {"a": 2}}
+    refused = reg.call("tag", {"name": "n", "x": -1})
+    assert refused.text == "Error: invalid arguments for tag: argument 'x' must be >= 0, got -1"
+    assert reg.call("tag", {}).text == "Error: invalid arguments for tag: missing required argument 'name'"
+
+
+def test_dates_times_and_uuids_arrive_as_objects_from_iso_strings():
+    reg = agenttools.Registry()
+
+    @reg.tool
+    def book(day: datetime.date, at: datetime.datetime | None = None, start: datetime.time = datetime.time(9, 30),
+             ref: uuid.UUID | None = None) -> str:
+        """Book.
+
+        Args:
+            day: The day.
+            at: When exactly.
+            start: Opening time.
+            ref: A booking reference.
+        """
+        return f"{day!r} {at!r} {start!r} {ref!r}"
+
+    props = reg["book"].parameters["properties"]
+    assert props["day"] == {"type": "string", "format": "date", "description": "The day."}
+    assert props["at"]["anyOf"][0] == {"type": "string", "format": "date-time"}
+    assert props["start"]["default"] == "09:30:00" and props["ref"]["anyOf"][0]["format"] == "uuid"
+    out = reg.call("book", {"day": "2026-11-27", "at": "2026-11-27T10:00:00Z",
+                            "ref": "12345678-1234-5678-1234-567812345678"})
+    assert out.text == ("datetime.date(2026, 11, 27) datetime.datetime(2026, 11, 27, 10, 0, "
+                        "tzinfo=datetime.timezone.utc) datetime.time(9, 30) "
+                        "UUID('12345678-1234-5678-1234-567812345678')")
+    bad = reg.call("book", {"day": "27/11/2026"})
+    assert bad.text == 'Error: invalid arguments for book: argument \'day\' must match format "date"'
+    assert reg.call("book", {"day": "2026-11-27", "ref": "nope"}).text.endswith("argument 'ref' must match format "
+                                                                                  '"uuid"')
+    strict = reg.definitions("openai", strict=True)[0]
+    openai.types.chat.ChatCompletionFunctionTool.model_validate(strict)
+    gtypes.FunctionDeclaration.model_validate(reg.definitions("gemini")[0])
+
+
+def test_other_types_pydantic_knows_go_through_its_type_adapter():
+    reg = agenttools.Registry()
+
+    @reg.tool
+    def pay(amount: decimal.Decimal, host: ipaddress.IPv4Address,
+            score: pydantic.conint(ge=0, le=10) = 5) -> str:  # type: ignore[valid-type]
+        """Pay.
+
+        Args:
+            amount: How much.
+            host: Where.
+            score: How well.
+        """
+        return f"{amount!r} {host!r} {score!r}"
+
+    params = reg["pay"].parameters
+    assert params["properties"]["host"]["format"] == "ipv4"
+    assert params["properties"]["score"]["maximum"] == 10
+    assert reg.call("pay", {"amount": "1.10", "host": "127.0.0.1"}).text == ("Decimal('1.10') "
+                                                                             "IPv4Address('127.0.0.1') 5")
+    bad = reg.call("pay", {"amount": "1.10", "host": "300.1.1.1"})
+    assert bad.is_error and bad.text.startswith("Error: invalid arguments for pay: argument 'host' ")
+    assert "\n" not in bad.text
+
+
+class Opaque:
+    def __init__(self, secret: object) -> None:
+        self.secret = secret
+
+
+def test_a_type_nobody_knows_is_refused_when_the_tool_is_defined():
+    def use(thing: Opaque) -> str:
+        """Use.
+
+        Args:
+            thing: A thing.
+        """
+        return ""
+
+    with pytest.raises(agenttools.ToolDefinitionError, match="parameter 'thing': unsupported type Opaque"):
+        agenttools.Registry().tool(use)

@@ -68,11 +68,12 @@ def test_a_real_mcp_client_validates_the_structured_content(tmp_path):
             numbers = tools["numbers"]  # mcp 2.x names it output_schema, 1.x outputSchema
             seen["schema"] = getattr(numbers, "output_schema", None) or getattr(numbers, "outputSchema", None)
             for name, args in (("report", {"n": 1}), ("numbers", {"n": 2}), ("stats", {"values": [1.0, 3.0]}),
-                               ("plain", {})):
+                               ("plain", {}), ("maybe", {"n": 0}), ("maybe", {"n": 2})):
                 result = await session.call_tool(name, args)  # the client checks structuredContent's schema
                 structured = getattr(result, "structured_content", getattr(result, "structuredContent", None))
                 error = getattr(result, "is_error", getattr(result, "isError", None))
-                seen[name] = (structured, result.content[0].text, error)
+                seen[f"{name}{args.get('n', '')}" if name == "maybe" else name] = (structured, result.content[0].text,
+                                                                                    error)
         return seen
 
     seen = asyncio.run(asyncio.wait_for(main(), 60))
@@ -80,6 +81,8 @@ def test_a_real_mcp_client_validates_the_structured_content(tmp_path):
     assert seen["numbers"] == ({"result": [0, 1]}, "[0, 1]", False)
     assert seen["stats"] == ({"total": 2, "mean": 2.0}, '{"total": 2, "mean": 2.0}', False)
     assert seen["plain"] == (None, "just text", False)
+    assert seen["maybe0"] == ({"result": None}, "null", False)  # None is a value of the wrapped schema
+    assert seen["maybe2"] == ({"result": {"count": 2, "names": []}}, '{"count": 2, "names": []}', False)
     assert seen["schema"]["required"] == ["result"]
 
 

@@ -74,6 +74,15 @@ def build(root: str | None = None) -> agenttools.Registry:
                 "raw": b"\x00\xff", "color": Color.RED, "tags": {"b", "a"}}
 
     @reg.tool
+    def maybe(n: int) -> Report | None:
+        """A report, or nothing.
+
+        Args:
+            n: How many names; 0 for no report.
+        """
+        return Report(count=n, names=[]) if n else None
+
+    @reg.tool
     def plain() -> str:
         """Text."""
         return "just text"

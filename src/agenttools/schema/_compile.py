@@ -15,18 +15,23 @@ and does not know attrs classes. A recursive type cannot be described to a model
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import datetime
 import enum
+import importlib.util
 import inspect
 import json
 import pathlib
 import types
 import typing
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import attrs
 
+from agenttools._lazy import lazy_module
 from agenttools.blocks import DataBlock, ImageBlock, TextBlock
 from agenttools.errors import ArgumentsError
 from agenttools.schema._docstring import parse_docstring
@@ -36,6 +41,8 @@ from agenttools.schema.transform import canonicalize, inline_refs
 __all__ = ["FunctionSchema", "function_schema"]
 
 Converter = Callable[[Any], Any]
+_pydantic_module: Any = lazy_module("pydantic")
+
 _SCALARS: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
 _NoneType = type(None)
 
@@ -117,6 +124,8 @@ class _Compiler:
             return {"type": kind, "enum": values}, tp
         if isinstance(tp, type) and issubclass(tp, pathlib.PurePath):
             return {"type": "string"}, tp
+        if tp in _FORMATS:
+            return _formatted(*_FORMATS[tp])
         if origin is typing.Literal:
             values = list(args)
             if any(v is not None and type(v) not in _SCALARS for v in values):
@@ -147,7 +156,26 @@ class _Compiler:
             if compiled is not None:
                 return compiled
         label = tp.__name__ if isinstance(tp, type) else repr(tp)
-        return self.fail(f"unsupported type {label}")
+        adapted = self._adapted(tp)
+        return adapted if adapted is not None else self.fail(f"unsupported type {label}")
+
+    def _adapted(self, tp: Any) -> tuple[dict[str, Any], Converter | None] | None:
+        """A type pydantic knows (``Decimal``, ``timedelta``, ``EmailStr``, ...), through its ``TypeAdapter``."""
+        if importlib.util.find_spec("pydantic") is None:
+            return None
+        try:
+            adapter = _pydantic_module.TypeAdapter(tp)
+            schema = canonicalize(inline_refs(adapter.json_schema()))
+        except Exception:  # noqa: BLE001 - pydantic does not know it either: "unsupported type"
+            return None
+
+        def convert(value: Any) -> Any:
+            try:
+                return adapter.validate_python(value)
+            except ValueError as exc:  # pydantic's ValidationError: one line naming the argument's path
+                raise _Invalid(_pydantic_issues(exc)) from None
+
+        return schema, convert
 
     def _object(self, tp: type) -> tuple[dict[str, Any], Converter | None] | None:
         """A class whose instances are JSON objects: a pydantic model, dataclass, attrs class, TypedDict, NamedTuple."""
@@ -343,13 +371,36 @@ def _pydantic_issues(error: Any) -> list[ValidationIssue]:
     return issues or [ValidationIssue(path=(), keyword="pydantic", message=" ".join(str(error).split()))]
 
 
+def _formatted(fmt: str, parse: Callable[[str], Any]) -> tuple[dict[str, Any], Converter]:
+    """A string of a JSON Schema ``format`` that arrives as the object ``parse`` makes of it."""
+    def convert(value: Any) -> Any:
+        try:
+            return parse(value)
+        except (TypeError, ValueError):
+            raise _Invalid([ValidationIssue(path=(), keyword="format", message=f'must match format "{fmt}"',
+                                            params={"format": fmt}, value=value)]) from None
+
+    return {"type": "string", "format": fmt}, convert
+
+
+_FORMATS: dict[Any, tuple[str, Callable[[str], Any]]] = {
+    datetime.datetime: ("date-time", datetime.datetime.fromisoformat),
+    datetime.date: ("date", datetime.date.fromisoformat),
+    datetime.time: ("time", datetime.time.fromisoformat),
+    uuid.UUID: ("uuid", uuid.UUID),
+}
+"""Standard-library values the model writes as strings (ISO 8601, RFC 4122), and how each is read."""
+
+
 def _jsonable_default(value: Any) -> Any:
     if isinstance(value, enum.Enum):
         return value.value
     if isinstance(value, tuple):
         return [_jsonable_default(v) for v in value]
-    if isinstance(value, pathlib.PurePath):
+    if isinstance(value, pathlib.PurePath | uuid.UUID):
         return str(value)
+    if isinstance(value, datetime.date | datetime.time):
+        return value.isoformat()
     return value
 
 
@@ -370,6 +421,8 @@ def function_schema(fn: Callable[..., Any], problems: list[str]) -> FunctionSche
     required: list[str] = []
     converters: dict[str, Converter] = {}
     positional: list[str] = []
+    defaults: dict[str, Any] = {}
+    factories: dict[str, Callable[[], Any]] = {}  # pydantic ``Field(default_factory=...)`` defaults
     for param in signature.parameters.values():
         where = f"parameter {param.name!r}"
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
@@ -381,17 +434,28 @@ def function_schema(fn: Callable[..., Any], problems: list[str]) -> FunctionSche
         if param.name not in hints:
             problems.append(f"{where}: has no type annotation")
             continue
-        schema, conv = _Compiler(where, problems, name).compile(hints[param.name])
+        hint, default_given = hints[param.name], param.default
+        if _is_field_info(default_given):  # ``x: int = Field(5, ge=0)``: pydantic's other way to write Annotated
+            hint = typing.Annotated[hint, default_given]
+            if default_given.is_required():
+                default_given = param.empty
+            elif default_given.default_factory is not None:
+                factories[param.name] = default_given.default_factory
+                default_given = _MISSING
+            else:
+                default_given = default_given.default
+        schema, conv = _Compiler(where, problems, name).compile(hint)
         if "description" not in schema and param.name in doc.params:
             schema = {**schema, "description": doc.params[param.name]}
-        if param.default is param.empty:
+        if default_given is param.empty:
             required.append(param.name)
-        else:
-            default = _jsonable_default(param.default)
+        elif default_given is not _MISSING:  # a factory's value is made at each call, and not shown
+            defaults[param.name] = default_given
+            default = _jsonable_default(default_given)
             try:
                 json.dumps(default, allow_nan=False)
             except (TypeError, ValueError):
-                problems.append(f"{where}: default {param.default!r} is not JSON-serializable")
+                problems.append(f"{where}: default {default_given!r} is not JSON-serializable")
             schema = {**schema, "default": default}
         properties[param.name] = schema
         if conv is not None:
@@ -404,15 +468,24 @@ def function_schema(fn: Callable[..., Any], problems: list[str]) -> FunctionSche
     if problems:
         return None
     parameters = {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
-    defaults = {p.name: p.default for p in signature.parameters.values() if p.default is not p.empty}
+    fielded = [p.name for p in signature.parameters.values() if _is_field_info(p.default) and p.name in properties
+               and p.name not in required]
+
+    def default_of(parameter: str) -> Any:
+        if parameter in factories:
+            return factories[parameter]()
+        return copy.deepcopy(defaults[parameter]) if parameter in fielded else defaults[parameter]
 
     def call(arguments: Mapping[str, Any]) -> Any:
         try:
             values = {k: (_at(k, converters[k], v) if k in converters else v) for k, v in arguments.items()}
         except _Invalid as invalid:  # a pydantic model refused a value our schema let through (its validators)
             raise ArgumentsError(name, invalid.issues) from None
+        for missing in fielded:  # the function's own default is the FieldInfo: pass the value it stands for
+            if missing not in values:
+                values[missing] = default_of(missing)
         given = [i for i, p in enumerate(positional) if p in values]
-        args = [values.pop(p) if p in values else defaults[p] for p in positional[: given[-1] + 1 if given else 0]]
+        args = [values.pop(p) if p in values else default_of(p) for p in positional[: given[-1] + 1 if given else 0]]
         return fn(*args, **values)
 
     return FunctionSchema(

@@ -61,7 +61,8 @@ def result(out: Answer, schema: Mapping[str, Any] | None = None) -> dict[str, An
 
     A structured answer (``out.structured``, not None) also gives ``structuredContent``: wrapped as
     ``{"result": value}`` when ``schema`` (the tool's output schema) is not an object, or, without a schema, when the
-    value is not one.
+    value is not one. A tool with a wrapped schema that answered None (an ``Optional`` result) gives
+    ``{"result": null}``; without a schema, None is its text (``null``) alone.
     """
     content: list[dict[str, Any]] = []
     for block in out.content:
@@ -74,9 +75,13 @@ def result(out: Answer, schema: Mapping[str, Any] | None = None) -> dict[str, An
                                                              "mimeType": block.mime_type, "blob": block.data}})
     answer: dict[str, Any] = {"content": content, "isError": out.is_error}
     structured = getattr(out, "structured", None)
-    if not out.is_error and structured is not None:  # a None result is its text ("null") alone
+    if out.is_error:
+        return answer
+    if structured is not None:
         wrap = wrapped(schema) if schema is not None else not isinstance(structured, dict)
         answer["structuredContent"] = {"result": structured} if wrap else structured
+    elif schema is not None and wrapped(schema):  # a None result of an Optional type: a value the schema allows
+        answer["structuredContent"] = {"result": None}
     return answer
 
 
