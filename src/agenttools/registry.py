@@ -32,7 +32,7 @@ from agenttools.errors import (
     ValidationIssue,
 )
 from agenttools.output import ToolOutput, default_error_text, structured_output, to_output, well_formed_output
-from agenttools.schema import compile_check, validate
+from agenttools.schema import compile_check, validate, without_null_defaults
 from agenttools.sdk import Format, langchain
 from agenttools.tool import ErrorRenderer, Tool, ToolCall, check_description, check_name
 
@@ -456,7 +456,8 @@ class Registry:
         if compiled.output_schema is not None:  # a structured result: its JSON value, and the same JSON as text
             handler = _structured_handler(compiled.call, compiled.is_async)
         return Tool(name=label, description=text, parameters=compiled.parameters, handler=handler,
-                    is_async=compiled.is_async, null_means_default=optional, output_schema=compiled.output_schema,
+                    is_async=compiled.is_async, null_means_default=optional, null_defaults=True,
+                    output_schema=compiled.output_schema,
                     **options)
 
     def definitions(self, format: Format = "json-schema", *, strict: bool | None = None) -> list[dict[str, Any]]:
@@ -478,6 +479,8 @@ class Registry:
         tool = self[name]
         args = self._parse(tool, arguments)
         args = {k: v for k, v in args.items() if not (v is None and k in tool.null_means_default)}
+        if tool.null_defaults:
+            args = without_null_defaults(tool.parameters, args)
         if tool.validate:
             compiled = self._checks.get(name)
             if compiled is None or compiled[0] is not tool:  # first call, or the tool was replaced since

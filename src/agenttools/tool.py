@@ -101,6 +101,9 @@ class Tool:
     """How this tool's errors become text; None uses the registry's renderer."""
     null_means_default: frozenset[str] = frozenset()
     """Optional parameters for which ``null`` means "use the default" (the key is dropped before validation)."""
+    null_defaults: bool = False
+    """``null`` for any optional property, at any depth, whose schema does not admit null means "use its default"
+    (what a model writes for an OpenAI-strict schema); set for function and ``from_schema`` tools."""
     native: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict, repr=False)
     """Definition format -> the provider's own declaration of this tool (``{"anthropic": {"type": "bash_20250124",
     "name": "bash"}}``, ``{"openai-responses": {"type": "apply_patch"}}``), emitted verbatim by ``definitions`` in
@@ -143,6 +146,7 @@ class Tool:
         nulls = frozenset(k for k, v in schema.get("properties", {}).items()
                           if k not in required and not is_nullable(v))
         options.setdefault("null_means_default", nulls)
+        options.setdefault("null_defaults", True)
         options.setdefault("is_async", inspect.iscoroutinefunction(handler))
         return cls(name=name, description=description, parameters=schema, handler=handler, **options)
 

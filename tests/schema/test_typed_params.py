@@ -325,3 +325,30 @@ def test_a_type_nobody_knows_is_refused_when_the_tool_is_defined():
 
     with pytest.raises(agenttools.ToolDefinitionError, match="parameter 'thing': unsupported type Opaque"):
         agenttools.Registry().tool(use)
+
+
+def _strict_nulls(schema: dict[str, Any], original: dict[str, Any] | None) -> Any:
+    """Arguments as a model writes them for an OpenAI-strict schema: null for every optional property."""
+    if schema.get("type") == "object":
+        given = original or {}
+        return {key: (_strict_nulls(sub, given.get(key)) if key in given else None)
+                for key, sub in schema["properties"].items()}
+    if "anyOf" in schema and original is not None:
+        branch = next(b for b in schema["anyOf"] if b.get("type") != "null")
+        return _strict_nulls(branch, original)
+    if schema.get("type") == "array" and isinstance(original, list):
+        return [_strict_nulls(schema["items"], item) for item in original]
+    return original
+
+
+def test_nulls_a_model_writes_for_a_strict_schema_mean_the_defaults_at_every_depth():
+    reg = _registry()
+    strict = reg.definitions("openai", strict=True)[0]["function"]["parameters"]
+    arguments = _strict_nulls(strict, GOOD)
+    assert arguments["home"]["zip_code"] is None and arguments["count"] is None  # nulls at two depths
+    assert arguments["options"]["depth"] is None and arguments["span"]["end"] is None
+    strict_out = reg.call("plan", arguments)
+    assert not strict_out.is_error, strict_out.text
+    assert strict_out.data == reg.call("plan", GOOD).data  # the same call as with the keys left out
+    refused = reg.call("plan", {**GOOD, "home": {"city": None}})  # null for a required field is still wrong
+    assert refused.text == "Error: invalid arguments for plan: argument 'home.city' must be string, got null"

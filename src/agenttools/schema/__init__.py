@@ -12,7 +12,14 @@ classes) load on first use: a toolset built from explicit schemas never needs th
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from agenttools.schema._validate import ValidationIssue, compile_check, is_nullable, json_type, validate
+from agenttools.schema._validate import (
+    ValidationIssue,
+    compile_check,
+    is_nullable,
+    json_type,
+    validate,
+    without_null_defaults,
+)
 from agenttools.schema.transform import canonicalize, inline_refs
 
 if TYPE_CHECKING:
@@ -31,6 +38,7 @@ __all__ = [
     "json_type",
     "parse_docstring",
     "validate",
+    "without_null_defaults",
 ]
 
 _ON_FIRST_USE = {"FunctionSchema": "agenttools.schema._compile", "function_schema": "agenttools.schema._compile",

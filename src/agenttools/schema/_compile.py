@@ -168,6 +168,8 @@ class _Compiler:
             schema = canonicalize(inline_refs(adapter.json_schema()))
         except Exception:  # noqa: BLE001 - pydantic does not know it either: "unsupported type"
             return None
+        if not schema:  # ``object`` and the like: anything at all, most likely a mistake (``Any`` says it)
+            return None
 
         def convert(value: Any) -> Any:
             try:

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 else:
     regex = lazy_module("regex")  # only a schema ``pattern`` needs it
 
-__all__ = ["ValidationIssue", "compile_check", "is_nullable", "json_type", "validate"]
+__all__ = ["ValidationIssue", "compile_check", "is_nullable", "json_type", "validate", "without_null_defaults"]
 
 _JSON_TYPES = ("null", "boolean", "integer", "number", "string", "array", "object")
 _NUMBER_LIMITS: tuple[tuple[str, str, Callable[[Any, Any], bool]], ...] = (
@@ -183,6 +183,46 @@ def is_nullable(schema: Mapping[str, Any]) -> bool:
     if "enum" in schema and None in schema["enum"]:
         return True
     return any(is_nullable(branch) for key in ("anyOf", "oneOf") for branch in schema.get(key, ()))
+
+
+def without_null_defaults(schema: Mapping[str, Any], value: Any) -> Any:
+    """``value`` without the ``null``s given for optional properties whose schema does not admit null, at any depth.
+
+    A model writing for an OpenAI-strict schema (every property required, optional ones made nullable) sends
+    ``null`` for "not given": dropping the key lets the property's default apply. Followed through ``properties``,
+    ``additionalProperties``, ``items``, ``prefixItems`` and an ``anyOf`` with one non-null branch; ``value`` is
+    returned as it is where nothing changes.
+    """
+    if isinstance(value, dict):
+        props = schema.get("properties")
+        extra = schema.get("additionalProperties")
+        if isinstance(props, Mapping):
+            required = set(schema.get("required", ()))
+            out: dict[str, Any] = {}
+            for key, item in value.items():
+                sub = props.get(key, extra if isinstance(extra, Mapping) else None)
+                if sub is None:
+                    out[key] = item
+                elif item is None and key not in required and key in props and not is_nullable(sub):
+                    continue
+                else:
+                    out[key] = without_null_defaults(sub, item)
+            return out
+        if isinstance(extra, Mapping):
+            return {key: without_null_defaults(extra, item) for key, item in value.items()}
+    elif isinstance(value, list):
+        prefix = schema.get("prefixItems")
+        items = schema.get("items")
+        if isinstance(prefix, list) or isinstance(items, Mapping):
+            head = prefix if isinstance(prefix, list) else []
+            return [without_null_defaults(head[i], item) if i < len(head) else
+                    without_null_defaults(items, item) if isinstance(items, Mapping) else item
+                    for i, item in enumerate(value)]
+    if value is not None:
+        branches = [b for b in schema.get("anyOf", ()) if isinstance(b, Mapping) and b.get("type") != "null"]
+        if len(branches) == 1:
+            return without_null_defaults(branches[0], value)
+    return value
 
 
 class _Validator:
