@@ -4,10 +4,12 @@ import contextlib
 import http.server
 import os
 import socket
+import struct
 import subprocess
 import sys
 import threading
 import time
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
@@ -301,3 +303,30 @@ def static_site() -> Iterator[StaticSite]:
     site = StaticSite()
     yield site
     site.close()
+
+
+def tiny_png() -> bytes:
+    """A real 1x1 PNG (frameworks that decode images accept it)."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\x00\xff\x00\x00"))
+            + chunk(b"IEND", b""))
+
+
+@pytest.fixture
+def agent_workspace(tmp_path: Path) -> Path:
+    """Where the framework tests' agents work: ``a.txt`` reads, ``missing.txt`` fails, ``img.png`` is an image."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "a.txt").write_text("hello\n")
+    (root / "img.png").write_bytes(tiny_png())
+    return root
+
+
+@pytest.fixture
+def agent_registry(agent_workspace: Path) -> Iterator[agenttools.Registry]:
+    """The gemini toolset over :func:`agent_workspace`."""
+    with agenttools.toolset("gemini", root=str(agent_workspace)) as reg:
+        yield reg

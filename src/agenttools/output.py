@@ -5,28 +5,15 @@ from __future__ import annotations
 import enum
 import json
 import pathlib
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import attrs
 
-from agenttools._lazy import lazy_module
+from agenttools._jsonable import jsonable
 from agenttools.blocks import ContentBlock, DataBlock, ImageBlock, TextBlock, placeholder
 from agenttools.errors import AgentToolsError
 from agenttools.sdk import anthropic, gemini, mcp, openai, openai_responses
-
-if TYPE_CHECKING:
-    import base64
-    import dataclasses
-    import datetime
-    import decimal
-    import uuid
-else:  # only a structured result needs them: a listing loads none
-    base64 = lazy_module("base64")
-    dataclasses = lazy_module("dataclasses")
-    datetime = lazy_module("datetime")
-    decimal = lazy_module("decimal")
-    uuid = lazy_module("uuid")
 
 __all__ = ["ContentBlock", "DataBlock", "ImageBlock", "TextBlock", "ToolOutput", "default_error_text", "error_code",
            "jsonable", "structured_output", "to_json_text", "to_output", "well_formed", "well_formed_output"]
@@ -116,60 +103,39 @@ def _json_default(value: Any) -> Any:
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
-def jsonable(value: Any) -> Any:
-    """``value`` as a JSON value, deterministically: objects keep the key order of their type.
+def structured_output(value: Any, schema: Mapping[str, Any] | None = None) -> ToolOutput:
+    """The answer of a tool with an output schema: ``structured`` the JSON value, ``text`` the same JSON.
 
-    Dataclasses, attrs classes and ``NamedTuple``\\ s become objects of their fields in declaration order; a pydantic
-    model is its ``model_dump(mode="json")``; tuples and lists are arrays, sets sorted arrays (by each item's JSON);
-    enums their value; paths, UUIDs and ``Decimal``\\ s strings; ``datetime``, ``date`` and ``time`` ISO 8601 text;
-    ``bytes`` standard base64. A dict's keys are strings: an enum key becomes its value, a number, a boolean or None
-    is written as ``json.dumps`` writes it (``1``, ``true``, ``null``).
-
-    Raises:
-        TypeError: A value of another type, or a dict key that is not a string.
+    With ``schema`` (the tool's output schema), an object's keys follow its ``properties`` order, at any depth: a
+    ``TypedDict`` or a dict written in another order reads as its type declares it.
     """
-    if value is None or isinstance(value, str | bool | int | float):
-        return value
-    if isinstance(value, dict):
-        out = {}
-        for key, item in value.items():
-            key = key.value if isinstance(key, enum.Enum) else key
-            if not isinstance(key, str):  # numbers, booleans and None as json.dumps writes them
-                if key is not None and not isinstance(key, int | float):
-                    raise TypeError(f"a result's object keys must be strings, got {type(key).__name__}")
-                key = json.dumps(key)
-            out[key] = jsonable(item)
-        return out
-    if hasattr(type(value), "model_dump") and hasattr(type(value), "model_json_schema"):  # a pydantic model
-        return value.model_dump(mode="json")
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {field.name: jsonable(getattr(value, field.name)) for field in dataclasses.fields(value)}
-    if attrs.has(type(value)):
-        return {field.name: jsonable(getattr(value, field.name)) for field in attrs.fields(type(value))}
-    if isinstance(value, tuple) and hasattr(value, "_asdict"):
-        return {key: jsonable(item) for key, item in value._asdict().items()}
-    if isinstance(value, list | tuple):
-        return [jsonable(item) for item in value]
-    if isinstance(value, set | frozenset):
-        items = [jsonable(item) for item in value]
-        return sorted(items, key=lambda item: json.dumps(item, sort_keys=True))
-    if isinstance(value, enum.Enum):
-        return jsonable(value.value)
-    if isinstance(value, pathlib.PurePath | uuid.UUID | decimal.Decimal):
-        return str(value)
-    if isinstance(value, datetime.datetime | datetime.date | datetime.time):
-        return value.isoformat()
-    if isinstance(value, bytes | bytearray):
-        return base64.b64encode(value).decode("ascii")
-    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
-
-
-def structured_output(value: Any) -> ToolOutput:
-    """The answer of a tool with an output schema: ``structured`` the JSON value, ``text`` the same JSON."""
     if isinstance(value, ToolOutput | TextBlock | ImageBlock | DataBlock) or _is_blocks(value):
         return to_output(value)  # content, not a value (a bare ``-> list`` of blocks)
     structured = jsonable(value)
+    if schema is not None:
+        structured = _in_schema_order(schema, structured)
     return ToolOutput(text=json.dumps(structured, ensure_ascii=False), data=value, structured=structured)
+
+
+def _in_schema_order(schema: Mapping[str, Any], value: Any) -> Any:
+    """``value`` with each object's keys in the order its schema's ``properties`` name them (others after)."""
+    if isinstance(value, dict):
+        props = schema.get("properties")
+        extra = schema.get("additionalProperties")
+        if isinstance(props, Mapping):
+            keys = [k for k in props if k in value] + [k for k in value if k not in props]
+            return {k: _in_schema_order(props.get(k, extra if isinstance(extra, Mapping) else {}), value[k])
+                    for k in keys}
+        if isinstance(extra, Mapping):
+            return {k: _in_schema_order(extra, v) for k, v in value.items()}
+    elif isinstance(value, list):
+        items = schema.get("items")
+        if isinstance(items, Mapping):
+            return [_in_schema_order(items, v) for v in value]
+    branches = [b for b in schema.get("anyOf", ()) if isinstance(b, Mapping) and b.get("type") != "null"]
+    if len(branches) == 1 and value is not None:
+        return _in_schema_order(branches[0], value)
+    return value
 
 
 def to_json_text(value: Any) -> str:

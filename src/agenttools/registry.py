@@ -12,6 +12,7 @@ import functools
 import inspect
 import itertools
 import json
+import math
 import os
 import time
 import weakref
@@ -61,6 +62,14 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+def _finite(text: str) -> float:
+    """A JSON number as a float, refused when a double cannot hold it (``1e400`` is not infinity)."""
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"the number {text[:40]} is too large")
+    return value
+
+
 def _readable(arguments: Any) -> dict[str, Any]:
     """The arguments of a call to an unknown tool, as far as they read as an object (for hooks that log it)."""
     if isinstance(arguments, Mapping):
@@ -81,16 +90,17 @@ def _interrupted(name: str, error: BaseException) -> ToolOutput:
     return ToolOutput(text=text, is_error=True, data=ToolFailure(text, code=code))
 
 
-def _structured_handler(call: Callable[[Mapping[str, Any]], Any], is_async: bool) -> Callable[[dict[str, Any]], Any]:
+def _structured_handler(call: Callable[[Mapping[str, Any]], Any], is_async: bool,
+                        schema: Mapping[str, Any]) -> Callable[[dict[str, Any]], Any]:
     """A handler answering with :func:`~agenttools.output.structured_output` of what ``call`` returns."""
     if is_async:
         async def handle_async(arguments: dict[str, Any]) -> ToolOutput:
-            return structured_output(await call(arguments))
+            return structured_output(await call(arguments), schema)
 
         return handle_async
 
     def handle(arguments: dict[str, Any]) -> ToolOutput:
-        return structured_output(call(arguments))
+        return structured_output(call(arguments), schema)
 
     return handle
 
@@ -454,7 +464,7 @@ class Registry:
         optional = frozenset(compiled.parameters["properties"]) - set(compiled.parameters["required"])
         handler: Callable[[dict[str, Any]], Any] = compiled.call
         if compiled.output_schema is not None:  # a structured result: its JSON value, and the same JSON as text
-            handler = _structured_handler(compiled.call, compiled.is_async)
+            handler = _structured_handler(compiled.call, compiled.is_async, compiled.output_schema)
         return Tool(name=label, description=text, parameters=compiled.parameters, handler=handler,
                     is_async=compiled.is_async, null_means_default=optional, null_defaults=True,
                     output_schema=compiled.output_schema,
@@ -505,10 +515,13 @@ class Registry:
             if not arguments.strip():
                 return {}
             try:
-                arguments = json.loads(arguments, parse_constant=_reject_constant)
+                arguments = json.loads(arguments, parse_constant=_reject_constant, parse_float=_finite)
             except ValueError as exc:
                 raise ArgumentsError(tool.name, [ValidationIssue(
                     path=(), keyword="json", message=f"arguments are not valid JSON: {exc}")]) from None
+            except RecursionError:
+                raise ArgumentsError(tool.name, [ValidationIssue(
+                    path=(), keyword="json", message="arguments are nested too deeply")]) from None
         if not isinstance(arguments, Mapping):
             raise ArgumentsError(tool.name, [ValidationIssue(
                 path=(), keyword="type", message="must be object", params={"type": "object"}, value=arguments)])

@@ -352,3 +352,134 @@ def test_nulls_a_model_writes_for_a_strict_schema_mean_the_defaults_at_every_dep
     assert strict_out.data == reg.call("plan", GOOD).data  # the same call as with the keys left out
     refused = reg.call("plan", {**GOOD, "home": {"city": None}})  # null for a required field is still wrong
     assert refused.text == "Error: invalid arguments for plan: argument 'home.city' must be string, got null"
+
+
+class Tagged(pydantic.BaseModel):
+    weight: int
+
+
+class Basic(pydantic.BaseModel):
+    query: str
+
+
+class Advanced(pydantic.BaseModel):
+    query: str
+    filters: list[str]
+    limit: int
+
+
+class Cat(pydantic.BaseModel):
+    kind: te.Literal["cat"]
+    meow: int
+
+
+class Dog(pydantic.BaseModel):
+    kind: te.Literal["dog"]
+    bark: int
+
+
+class Pets(pydantic.BaseModel):
+    pets: list[Annotated[Cat | Dog, pydantic.Field(discriminator="kind")]]
+
+
+@pydantic.dataclasses.dataclass
+class PydanticPerson:
+    name: str
+    age: int = pydantic.Field(ge=0, description="Age in years")
+
+
+@dataclasses.dataclass
+class Checked:
+    x: int
+
+    def __post_init__(self) -> None:
+        if self.x < 0:
+            raise ValueError("x must be >= 0")
+
+
+@attrs.define
+class Guarded:
+    x: int = attrs.field(validator=attrs.validators.ge(0))
+
+
+class Blank(pydantic.BaseModel):
+    name: str
+
+    @pydantic.field_validator("name")
+    @classmethod
+    def not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("Name must not be blank (see the URL)")
+        return value
+
+
+def _edges() -> agenttools.Registry:
+    reg = agenttools.Registry()
+
+    @reg.tool
+    def pick(user: User | None = None, tags: list[Tagged] | None = None, req: Basic | Advanced | None = None,
+             pets: Pets | None = None, person: PydanticPerson | None = None, checked: Checked | None = None,
+             guarded: Guarded | None = None, blank: Blank | None = None) -> str:
+        """Pick.
+
+        Args:
+            user: A user.
+            tags: Tags.
+            req: A request.
+            pets: Pets.
+            person: A person.
+            checked: Checked by __post_init__.
+            guarded: Checked by attrs.
+            blank: Checked by a pydantic validator.
+        """
+        return repr([v for v in (user, tags, req, pets, person, checked, guarded, blank) if v is not None])
+
+    return reg
+
+
+@pytest.mark.parametrize(("arguments", "text"), [
+    ({"user": {"name": "a", "age": -5}}, "argument 'user.age' must be >= 0, got -5"),  # inside an Optional
+    ({"tags": [{"weight": 1}, {"weight": "x"}]}, "argument 'tags.1.weight' must be integer, got string"),
+    ({"pets": {"pets": [{"kind": "dog", "bark": "x"}]}}, "argument 'pets.pets.0.bark' must be integer, got string"),
+    ({"person": {"name": "a"}}, "missing required argument 'person.age'"),  # a pydantic dataclass: pydantic's rules
+    ({"person": {"name": "a", "age": -1}}, "argument 'person.age' must be >= 0, got -1"),
+    ({"checked": {"x": -1}}, "argument 'checked' is invalid: x must be >= 0"),
+    ({"guarded": {"x": -1}}, "argument 'guarded' is invalid: 'x' must be >= 0: -1"),
+    ({"blank": {"name": " "}}, "argument 'blank.name' value error, Name must not be blank (see the URL)"),
+])
+def test_errors_name_the_field_that_is_wrong_wherever_it_sits(arguments, text):
+    out = _edges().call("pick", arguments)
+    assert out.text == f"Error: invalid arguments for pick: {text}"
+
+
+def test_a_union_of_models_takes_the_member_that_keeps_the_whole_value():
+    reg = _edges()
+    assert reg.call("pick", {"req": {"query": "q", "filters": ["a"], "limit": 5}}).text == \
+        "[Advanced(query='q', filters=['a'], limit=5)]"
+    assert reg.call("pick", {"req": {"query": "q"}}).text == "[Basic(query='q')]"
+    person = reg["pick"].parameters["properties"]["person"]["anyOf"][0]
+    assert person["required"] == ["name", "age"] and person["properties"]["age"]["minimum"] == 0
+
+
+def test_defaults_of_types_pydantic_knows_are_shown_as_json():
+    reg = agenttools.Registry()
+
+    @reg.tool
+    def wait(amount: decimal.Decimal = decimal.Decimal("1.5"),
+             pause: datetime.timedelta = datetime.timedelta(seconds=5), ids: frozenset[int] = frozenset({3, 1}),
+             seen: set[str] = set()) -> str:  # noqa: B006 - the default is shown, never changed
+        """Wait.
+
+        Args:
+            amount: How much.
+            pause: How long.
+            ids: Which.
+            seen: Seen.
+        """
+        return repr((amount, pause, sorted(ids), seen))
+
+    props = wait_props = reg["wait"].parameters["properties"]
+    assert [props[k]["default"] for k in ("amount", "pause", "ids", "seen")] == ["1.5", "PT5S", [1, 3], []]
+    assert wait_props["pause"]["type"] == "string"
+    assert reg.call("wait", {}).text == "(Decimal('1.5'), datetime.timedelta(seconds=5), [1, 3], set())"
+    assert reg.call("wait", {"pause": "PT1M"}).text.startswith("(Decimal('1.5'), datetime.timedelta(seconds=60)")

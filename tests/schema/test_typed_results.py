@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import sys
 from pathlib import Path
+from typing import TypedDict
 
 import mcp.types
+import pydantic
 import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+import agenttools
 from agenttools.output import jsonable
 from schema.typed_results_fixture import build
 
@@ -90,3 +94,55 @@ def test_keys_json_dumps_would_write_are_written_the_same_way():
     assert jsonable({1: "a", 2.5: "b", None: "c", False: "d"}) == {"1": "a", "2.5": "b", "null": "c", "false": "d"}
     with pytest.raises(TypeError, match="keys must be strings"):
         jsonable({(1, 2): "x"})
+
+
+class Aliased(pydantic.BaseModel):
+    model_config = pydantic.ConfigDict(populate_by_name=True)
+    item_id: int = pydantic.Field(alias="itemId")
+
+    @pydantic.computed_field  # type: ignore[prop-decorator]
+    @property
+    def label(self) -> str:
+        return f"#{self.item_id}"
+
+
+class Backwards(TypedDict):
+    b: int
+    a: int
+
+
+@dataclasses.dataclass
+class Ratio:
+    ratio: float
+
+
+def test_a_result_matches_its_output_schema_as_written():
+    import jsonschema
+
+    reg = agenttools.Registry()
+
+    @reg.tool
+    def item(n: int) -> Aliased:
+        """An item.
+
+        Args:
+            n: Its id.
+        """
+        return Aliased(item_id=n)
+
+    @reg.tool
+    def order() -> Backwards:
+        """Keys written in another order than the type's."""
+        return {"a": 1, "b": 2}  # type: ignore[typeddict-item]
+
+    @reg.tool
+    def ratio() -> Ratio:
+        """Not a number."""
+        return Ratio(ratio=float("nan"))
+
+    out = reg.call("item", {"n": 3})
+    assert out.structured == {"itemId": 3, "label": "#3"}  # by alias, computed fields included: what pydantic writes
+    jsonschema.validate(out.structured, reg["item"].output_schema)
+    assert reg.call("order").text == '{"b": 2, "a": 1}'  # the type's order
+    refused = reg.call("ratio")
+    assert refused.is_error and refused.text == "Error: TypeError: nan is not a JSON number"

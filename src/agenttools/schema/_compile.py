@@ -27,10 +27,11 @@ import types
 import typing
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import attrs
 
+from agenttools._jsonable import jsonable
 from agenttools._lazy import lazy_module
 from agenttools.blocks import DataBlock, ImageBlock, TextBlock
 from agenttools.errors import ArgumentsError
@@ -89,10 +90,12 @@ def _constrained(schema: dict[str, Any], metadata: Sequence[Any]) -> dict[str, A
 
 
 class _Compiler:
-    def __init__(self, where: str, problems: list[str], tool: str = "") -> None:
+    def __init__(self, where: str, problems: list[str], tool: str = "",
+                 mode: Literal["validation", "serialization"] = "validation") -> None:
         self.where = where
         self.problems = problems
         self.tool = tool
+        self.mode = mode  # pydantic's schema of what it reads, or of what it writes (a result)
         self.stack: list[Any] = []  # the object types being compiled, to refuse a recursive one
 
     def fail(self, message: str) -> tuple[dict[str, Any], Converter | None]:
@@ -165,7 +168,7 @@ class _Compiler:
             return None
         try:
             adapter = _pydantic_module.TypeAdapter(tp)
-            schema = canonicalize(inline_refs(adapter.json_schema()))
+            schema = canonicalize(inline_refs(adapter.json_schema(mode=self.mode)))
         except Exception:  # noqa: BLE001 - pydantic does not know it either: "unsupported type"
             return None
         if not schema:  # ``object`` and the like: anything at all, most likely a mistake (``Any`` says it)
@@ -183,6 +186,8 @@ class _Compiler:
         """A class whose instances are JSON objects: a pydantic model, dataclass, attrs class, TypedDict, NamedTuple."""
         if hasattr(tp, "model_json_schema") and hasattr(tp, "model_validate"):
             return self._pydantic(tp)
+        if dataclasses.is_dataclass(tp) and hasattr(tp, "__pydantic_validator__"):  # a pydantic dataclass
+            return self._adapted(tp) or self.fail(f"pydantic cannot describe {tp.__name__}")
         if dataclasses.is_dataclass(tp):
             hints = self._hints(tp)
             return self._fields(tp, [
@@ -228,7 +233,7 @@ class _Compiler:
             if is_required:
                 required.append(name)
             elif default is not _MISSING and default is not dataclasses.MISSING:
-                value = _jsonable_default(default)
+                value = _shown_default(default)
                 try:
                     json.dumps(value, allow_nan=False)
                     schema = {**schema, "default": value}
@@ -243,14 +248,19 @@ class _Compiler:
                 if key in converters:
                     init_name, conv = converters[key]
                     kwargs[init_name] = _at(key, conv, item) if conv is not None else item
-            return build(kwargs)
+            try:
+                return build(kwargs)
+            except (TypeError, ValueError) as exc:  # __post_init__, an attrs validator: the value is refused
+                text = " ".join(str(exc).split()) or type(exc).__name__
+                raise _Invalid([ValidationIssue(path=(), keyword="value", message=f"is invalid: {text}",
+                                                value=value)]) from None
 
         return ({"type": "object", "properties": properties, "required": required, "additionalProperties": False},
                 convert)
 
     def _pydantic(self, model: Any) -> tuple[dict[str, Any], Converter | None]:
         try:
-            schema = canonicalize(inline_refs(model.model_json_schema()))
+            schema = canonicalize(inline_refs(model.model_json_schema(mode=self.mode)))
         except Exception as exc:  # noqa: BLE001 - pydantic refuses the model, or it is recursive
             return self.fail(f"the schema of {model.__name__} cannot be built: {' '.join(str(exc).split())}")
         def convert(value: Any) -> Any:
@@ -271,10 +281,12 @@ class _Compiler:
         branches = [(s, c) for s, c in compiled]
 
         def convert(value: Any) -> Any:
-            for schema, conv in branches:
-                if not validate(schema, value, all_errors=False):
-                    return conv(value) if conv else value
-            return value
+            valid = [(schema, conv) for schema, conv in branches if not validate(schema, value, all_errors=False)]
+            # of the members the value satisfies, the first that keeps all of it: an object's keys none ignores
+            chosen = next((b for b in valid if _keeps(b[0], value)), valid[0] if valid else None)
+            if chosen is None:
+                return value
+            return chosen[1](value) if chosen[1] else value
 
         return {"anyOf": schemas}, convert
 
@@ -364,13 +376,24 @@ def _unrequired(hint: Any) -> Any:
     return hint
 
 
+def _lower_first(text: str) -> str:
+    """``Input should be ...`` -> ``input should be ...``, leaving ``URL`` and the rest of the text as written."""
+    return text[:1].lower() + text[1:] if text[1:2].islower() else text
+
+
 def _pydantic_issues(error: Any) -> list[ValidationIssue]:
     """The errors of pydantic as our issues (path, message), so a failure reads as every other argument error."""
     errors = error.errors() if callable(getattr(error, "errors", None)) else []
     issues = [ValidationIssue(path=tuple(item.get("loc", ())), keyword=str(item.get("type", "pydantic")),
-                              message=" ".join(str(item.get("msg", "is invalid")).split()).lower())
+                              message=_lower_first(" ".join(str(item.get("msg", "is invalid")).split())))
               for item in errors]
     return issues or [ValidationIssue(path=(), keyword="pydantic", message=" ".join(str(error).split()))]
+
+
+def _keeps(schema: Mapping[str, Any], value: Any) -> bool:
+    """Whether converting ``value`` by ``schema`` keeps every key of it (an object schema names them all)."""
+    props = schema.get("properties")
+    return not (isinstance(value, dict) and isinstance(props, Mapping) and not set(value) <= set(props))
 
 
 def _formatted(fmt: str, parse: Callable[[str], Any]) -> tuple[dict[str, Any], Converter]:
@@ -394,16 +417,12 @@ _FORMATS: dict[Any, tuple[str, Callable[[str], Any]]] = {
 """Standard-library values the model writes as strings (ISO 8601, RFC 4122), and how each is read."""
 
 
-def _jsonable_default(value: Any) -> Any:
-    if isinstance(value, enum.Enum):
-        return value.value
-    if isinstance(value, tuple):
-        return [_jsonable_default(v) for v in value]
-    if isinstance(value, pathlib.PurePath | uuid.UUID):
-        return str(value)
-    if isinstance(value, datetime.date | datetime.time):
-        return value.isoformat()
-    return value
+def _shown_default(value: Any) -> Any:
+    """A default as the schema shows it (its JSON value), or the value itself when it has none (a problem)."""
+    try:
+        return jsonable(value)
+    except TypeError:
+        return value
 
 
 def function_schema(fn: Callable[..., Any], problems: list[str]) -> FunctionSchema | None:
@@ -453,7 +472,7 @@ def function_schema(fn: Callable[..., Any], problems: list[str]) -> FunctionSche
             required.append(param.name)
         elif default_given is not _MISSING:  # a factory's value is made at each call, and not shown
             defaults[param.name] = default_given
-            default = _jsonable_default(default_given)
+            default = _shown_default(default_given)
             try:
                 json.dumps(default, allow_nan=False)
             except (TypeError, ValueError):
@@ -539,5 +558,5 @@ def _output_schema(tp: Any, name: str) -> dict[str, Any] | None:
     if tp is inspect.Signature.empty or not _structured(tp):
         return None
     problems: list[str] = []
-    schema, _ = _Compiler("return", problems, name).compile(tp)
+    schema, _ = _Compiler("return", problems, name, mode="serialization").compile(tp)
     return None if problems else schema

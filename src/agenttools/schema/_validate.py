@@ -112,8 +112,11 @@ class ValidationIssue:
             return self.message
         subject = f"argument {where!r}" if where else "arguments"
         if self.keyword == "type":
-            expected = " or ".join(str(self.params["type"]).split(","))
-            return f"{subject} must be {expected}, got {json_type(self.value)}"
+            kinds = str(self.params["type"]).split(",")
+            got = json_type(self.value)
+            if got in kinds or (got == "integer" and "number" in kinds):  # a number no double holds
+                return f"{subject} is out of range, got {_short(self.value)}"
+            return f"{subject} must be {' or '.join(kinds)}, got {got}"
         if self.keyword == "enum":
             allowed = ", ".join(_short(v) for v in self.params["allowedValues"])
             return f"{subject} must be one of {allowed}, got {_short(self.value)}"
@@ -122,12 +125,36 @@ class ValidationIssue:
             if branches and all(b.keyword == "type" and b.path == self.path for b in branches):
                 expected = " or ".join(str(b.params["type"]) for b in branches)
                 return f"{subject} must be {expected}, got {json_type(self.value)}"
+        if self.keyword in ("anyOf", "oneOf"):
+            meant = self._meant_branch()
+            if meant:
+                return "; ".join(issue.describe() for issue in meant)
         if self.keyword in _BOUND_KEYWORDS and isinstance(self.value, int | float) and \
                 not isinstance(self.value, bool):
             return f"{subject} {self.message}, got {_short(self.value)}"
         return f"{subject} {self.message}"
 
+    def _meant_branch(self) -> list[ValidationIssue]:
+        """The issues of the one branch of a failed ``anyOf``/``oneOf`` the value was meant for, if one stands out.
 
+        ``User | None`` given an object: the object's own problems. Nothing when no branch, or several, stand out.
+        """
+        groups: list[list[ValidationIssue]] = self.params.get("by_branch") or []
+        meant = [issues for issues in groups if issues and not _missed(issues, self.path)]
+        return meant[0] if len(meant) == 1 else []
+
+
+
+
+def _missed(issues: list[ValidationIssue], path: Path) -> bool:
+    """Whether a branch's issues say the value is not of the branch's kind at all.
+
+    That is another type at ``path``, or another value of a key that tells the branches apart (a ``const`` or
+    ``enum`` one level down: a discriminator).
+    """
+    return any((i.keyword == "type" and i.path == path) or
+               (i.keyword in ("const", "enum") and len(i.path) == len(path) + 1 and i.path[:len(path)] == path)
+               for i in issues)
 
 
 def _short(value: Any, limit: int = 60) -> str:
@@ -280,12 +307,13 @@ class _Validator:
             branches = [self.check(b, value, path) for b in schema["anyOf"]]
             if all(branches):
                 out.append(self._issue(path, "anyOf", "must match a schema in anyOf", value,
-                                       branches=[issue for b in branches for issue in b]))
+                                       branches=[issue for b in branches for issue in b], by_branch=branches))
         if "oneOf" in schema:
-            passing = [i for i, b in enumerate(schema["oneOf"]) if not self.check(b, value, path)]
+            checked = [self.check(b, value, path) for b in schema["oneOf"]]
+            passing = [i for i, issues in enumerate(checked) if not issues]
             if len(passing) != 1:
-                out.append(self._issue(path, "oneOf", "must match exactly one schema in oneOf",
-                                       passingSchemas=passing or None))
+                out.append(self._issue(path, "oneOf", "must match exactly one schema in oneOf", value,
+                                       passingSchemas=passing or None, by_branch=checked))
         for sub in schema.get("allOf", ()):
             out.extend(self.check(sub, value, path))
         return out
