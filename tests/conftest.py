@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import http.server
+import importlib.util
 import os
 import socket
 import struct
@@ -9,10 +11,11 @@ import subprocess
 import sys
 import threading
 import time
+import types
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import pytest
 
@@ -142,6 +145,16 @@ def gone(pid: int, within: float = GONE_WITHIN) -> bool:
             return False
         time.sleep(0.1)
     return True
+
+
+async def cancel_and_wait_gone(task: asyncio.Future[Any], pid: int) -> None:
+    """Cancel ``task`` (it must end cancelled) and wait, :data:`GONE_WITHIN` at most, for process ``pid`` to go."""
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    deadline = time.monotonic() + GONE_WITHIN
+    while process_alive(pid) and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
 
 
 def _marked_processes(marker: str) -> list[int]:
@@ -303,6 +316,19 @@ def static_site() -> Iterator[StaticSite]:
     site = StaticSite()
     yield site
     site.close()
+
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+"""The runnable examples the docs link to."""
+
+
+def load_example(name: str) -> types.ModuleType:
+    """Import ``examples/<name>.py`` (not a package: loaded from its file) and return the module."""
+    spec = importlib.util.spec_from_file_location(f"example_{name}", EXAMPLES / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def tiny_png() -> bytes:

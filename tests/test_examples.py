@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -16,16 +15,11 @@ import openai.types.responses
 import pytest
 from google.genai import types as gtypes
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+from conftest import EXAMPLES, load_example
 
 
 def load(name: str) -> Any:
-    spec = importlib.util.spec_from_file_location(f"example_{name}", EXAMPLES / f"{name}.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_example(name)
 
 
 @pytest.fixture
@@ -157,6 +151,9 @@ def test_every_example_runs_without_arguments_or_keys(name, project):
 
 def test_examples_are_all_tested():
     tested = {"openai_chat", "openai_responses", "anthropic_messages", "gemini_genai", "langchain_tools",
-              "mcp_client", "quickstart", "scripted"}
+              "mcp_client", "quickstart", "scripted",
+              # the agent frameworks' examples, run by tests/integrations/test_<framework>.py
+              "openai_agents_agent", "pydantic_ai_agent", "smolagents_agent", "llama_index_agent",
+              "google_adk_agent", "crewai_agent", "langgraph_agent"}
     assert {p.stem for p in EXAMPLES.glob("*.py")} == tested
     assert sys.executable

@@ -91,6 +91,7 @@ __all__ = [
     "UnknownProcessError",
     "UnknownToolError",
     "ValidationIssue",
+    "code_of",
 ]
 
 
@@ -667,3 +668,16 @@ class SandboxWarning(UserWarning):
 
     The message says why, and how to fix it.
     """
+
+
+def code_of(error: object) -> str:
+    """The error code of what a failed call holds as its ``data`` (``not_found``, ``invalid_arguments``...).
+
+    A toolset's exact-text failure (:class:`ToolFailure`, code ``tool_failure``) raised while handling one of our
+    errors gives that error's code; anything without a code gives ``tool_error``.
+    """
+    code = getattr(error, "code", None)
+    if code == "tool_failure" and isinstance(error, BaseException):
+        cause = error.__cause__ or error.__context__
+        code = getattr(cause, "code", None) or code
+    return code if isinstance(code, str) and code else "tool_error"

@@ -12,7 +12,7 @@ import attrs
 
 from agenttools._jsonable import jsonable
 from agenttools.blocks import ContentBlock, DataBlock, ImageBlock, TextBlock, placeholder
-from agenttools.errors import AgentToolsError
+from agenttools.errors import AgentToolsError, code_of
 from agenttools.sdk import anthropic, gemini, mcp, openai, openai_responses
 
 __all__ = ["ContentBlock", "DataBlock", "ImageBlock", "TextBlock", "ToolOutput", "default_error_text", "error_code",
@@ -189,14 +189,7 @@ def error_code(output: ToolOutput) -> str | None:
     A toolset's exact-text failure (:class:`~agenttools.ToolFailure`, code ``tool_failure``) raised while handling
     one of our errors gives that error's code; an exception without a code gives ``tool_error``.
     """
-    if not output.is_error:
-        return None
-    error = output.data
-    code = getattr(error, "code", None)
-    if code == "tool_failure" and isinstance(error, BaseException):
-        cause = error.__cause__ or error.__context__
-        code = getattr(cause, "code", None) or code
-    return code if isinstance(code, str) and code else "tool_error"
+    return code_of(output.data) if output.is_error else None
 
 
 def well_formed_output(out: ToolOutput) -> ToolOutput:

@@ -12,12 +12,11 @@ import functools
 import inspect
 import itertools
 import json
-import math
 import os
 import time
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 import attrs
 
@@ -43,8 +42,16 @@ if TYPE_CHECKING:
     import logging
 
     from agenttools.hooks import Hook
+    from agenttools.sdk import crewai, google_adk, llama_index, openai_agents, pydantic_ai, smolagents
 else:
     logging = lazy_module("logging")  # about 3 ms to import: loaded when the first failure is logged
+    # the framework adapters load with the first to_...() call: a process that never asks pays nothing
+    crewai = lazy_module("agenttools.sdk.crewai")
+    google_adk = lazy_module("agenttools.sdk.google_adk")
+    llama_index = lazy_module("agenttools.sdk.llama_index")
+    openai_agents = lazy_module("agenttools.sdk.openai_agents")
+    pydantic_ai = lazy_module("agenttools.sdk.pydantic_ai")
+    smolagents = lazy_module("agenttools.sdk.smolagents")
 
 
 @functools.cache
@@ -60,14 +67,6 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
-
-
-def _finite(text: str) -> float:
-    """A JSON number as a float, refused when a double cannot hold it (``1e400`` is not infinity)."""
-    value = float(text)
-    if math.isinf(value):
-        raise ValueError(f"the number {text[:40]} is too large")
-    return value
 
 
 def _readable(arguments: Any) -> dict[str, Any]:
@@ -515,7 +514,7 @@ class Registry:
             if not arguments.strip():
                 return {}
             try:
-                arguments = json.loads(arguments, parse_constant=_reject_constant, parse_float=_finite)
+                arguments = json.loads(arguments, parse_constant=_reject_constant)
             except ValueError as exc:
                 raise ArgumentsError(tool.name, [ValidationIssue(
                     path=(), keyword="json", message=f"arguments are not valid JSON: {exc}")]) from None
@@ -752,6 +751,68 @@ class Registry:
     def to_langchain(self) -> list[Any]:
         """LangChain ``StructuredTool``s for these tools (the ``langchain`` extra); see docs/integrations.md."""
         return langchain.tools(self, self.call, self.acall)
+
+    def to_openai_agents(self, *, strict: bool | None = True, needs_approval: bool | Callable[[Tool], bool] = False,
+                         timeout_seconds: float | None = None) -> list[Any]:
+        """OpenAI Agents SDK ``FunctionTool``s (the ``openai-agents`` extra); see docs/integrations.md.
+
+        Args:
+            strict: Our OpenAI-strict schemas (True, the SDK's default); False: canonical; None: each tool's choice.
+            needs_approval: True, or a predicate on the tool (``lambda t: t.is_destructive``): the run stops for
+                approval before such a call.
+            timeout_seconds: Per-call timeout (the call is cancelled, its command killed).
+        """
+        return openai_agents.tools(self, self.call, self.acall, strict=strict, needs_approval=needs_approval,
+                                   timeout_seconds=timeout_seconds)
+
+    def to_pydantic_ai(self, *, id: str | None = None, strict: bool | None = None,
+                       max_retries: int | None = None, tool_error_behavior: Literal["failed", "retry"] = "failed",
+                       requires_approval: bool | Callable[[Tool], bool] = False,
+                       timeout: float | None = None) -> Any:
+        """A pydantic-ai toolset (``AbstractToolset``) of these tools (the ``pydantic-ai`` extra).
+
+        Args:
+            id: The toolset id (durable execution needs one).
+            strict: True: our OpenAI-strict schemas; False: canonical; None: each tool's choice.
+            max_retries: Retries of each tool for argument errors (default: the agent's).
+            tool_error_behavior: Other failures as ``ToolFailed`` (default) or as ``ModelRetry``.
+            requires_approval: True, or a predicate on the tool: such calls are deferred for approval.
+            timeout: Seconds per call.
+        """
+        return pydantic_ai.tools(self, self.call, self.acall, id=id, strict=strict, max_retries=max_retries,
+                                 tool_error_behavior=tool_error_behavior, requires_approval=requires_approval,
+                                 timeout=timeout)
+
+    def to_smolagents(self, *, strict: bool | None = None, precheck: bool = True) -> Any:
+        """The ``smolagents.Tool``\\ s of these tools: a list with ``attach(agent)`` (the ``smolagents`` extra).
+
+        Args:
+            strict: Our OpenAI-strict schemas with ``"strict": true``; None: each tool's choice.
+            precheck: Let smolagents check argument types first (its wording); False leaves every check to us.
+        """
+        return smolagents.tools(self, self.call, self.acall, strict=strict, precheck=precheck)
+
+    def to_llama_index(self, *, strict: bool | None = None, return_direct: bool = False) -> list[Any]:
+        """LlamaIndex ``FunctionTool``s (the ``llama-index`` extra); see docs/integrations.md.
+
+        Args:
+            strict: Our OpenAI-strict schemas (for an LLM made with ``strict=True``); None: each tool's choice.
+            return_direct: A successful result ends the agent's run as its answer.
+        """
+        return llama_index.tools(self, self.call, self.acall, strict=strict, return_direct=return_direct)
+
+    def to_google_adk(self, *, require_confirmation: bool | Callable[[Tool, Mapping[str, Any]], bool] = False,
+                      ) -> list[Any]:
+        """Google ADK ``BaseTool``s (the ``google-adk`` extra); see docs/integrations.md.
+
+        Args:
+            require_confirmation: True, or a predicate ``(tool, arguments)``: ADK holds such calls for approval.
+        """
+        return google_adk.tools(self, self.call, self.acall, require_confirmation=require_confirmation)
+
+    def to_crewai(self) -> list[Any]:
+        """CrewAI ``BaseTool``s (the ``crewai`` extra; text results only); see docs/integrations.md."""
+        return crewai.tools(self, self.call, self.acall)
 
     async def acall(self, name: str, arguments: Mapping[str, Any] | str | bytes | None = None, *,
                     limiter: CallLimiter | None = None, call_id: str | None = None) -> ToolOutput:

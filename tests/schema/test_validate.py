@@ -114,9 +114,20 @@ def test_infinity_from_json_text_is_a_clean_validation_error():
         """
         return str(n)
 
-    out = reg.call("count", '{"n": 1e999}')
-    assert out.text == ("Error: invalid arguments for count: arguments are not valid JSON: the number 1e999 is too "
-                        "large")
+    out = reg.call("count", '{"n": 1e999}')  # JSON text read as JavaScript reads it: Infinity, not an integer
+    assert out.text == "Error: invalid arguments for count: argument 'n' must be integer, got number"
+
+    @reg.tool
+    def scale(x: float) -> str:
+        """Scale.
+
+        Args:
+            x: By how much.
+        """
+        return str(x)
+
+    assert reg.call("scale", '{"x": 1e999}').text == ("Error: invalid arguments for scale: argument 'x' is out of "
+                                                      "range, got Infinity")
     assert reg.call("count", {"n": 10**400}).text.startswith("Error: invalid arguments for count: argument 'n' is "
                                                              "out of range, got 1000")
     deep = '{"n": ' + "[" * 100_000 + "]" * 100_000 + "}"
