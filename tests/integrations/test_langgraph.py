@@ -8,9 +8,9 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from langchain_core.language_models.chat_models import BaseChatModel
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.outputs import ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import Field
 
@@ -18,10 +18,10 @@ import agenttools
 from conftest import cancel_and_wait_gone, load_example, process_alive, read_pid, tiny_png
 
 
-class Scripted(BaseChatModel):
-    """A chat model that answers from a script and records what it was shown and which tools were bound."""
+class Scripted(GenericFakeChatModel):
+    """LangChain's own fake chat model, answering from its script, which records what it was shown and which
+    tools were bound (the fake model alone cannot bind tools, which ``create_react_agent`` needs)."""
 
-    script: list[AIMessage]
     seen: list[list[BaseMessage]] = Field(default_factory=list)
     bound: list[dict[str, Any]] = Field(default_factory=list)
 
@@ -32,15 +32,7 @@ class Scripted(BaseChatModel):
     def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None,
                   **kwargs: Any) -> ChatResult:
         self.seen.append(list(messages))
-        return ChatResult(generations=[ChatGeneration(message=self.script.pop(0))])
-
-    async def _agenerate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None,
-                         **kwargs: Any) -> ChatResult:
-        return self._generate(messages)
-
-    @property
-    def _llm_type(self) -> str:
-        return "scripted"
+        return super()._generate(messages, stop=stop, run_manager=run_manager, **kwargs)
 
 
 def _agent(model: Scripted, reg: agenttools.Registry) -> Any:
@@ -56,13 +48,13 @@ def _call(name: str, arguments: dict[str, Any], call_id: str) -> dict[str, Any]:
 
 
 def test_the_react_agent_shows_the_model_our_texts_errors_and_images(agent_registry, agent_workspace: Path):
-    model = Scripted(script=[
+    model = Scripted(messages=iter([
         AIMessage(content="", tool_calls=[
             _call("read_file", {"absolute_path": str(agent_workspace / "a.txt")}, "ok"),
             _call("read_file", {"absolute_path": str(agent_workspace / "missing.txt")}, "bad"),
             _call("read_file", {"absolute_path": str(agent_workspace / "img.png")}, "img"),
             _call("read_file", {"absolute_path": 7}, "args")]),
-        AIMessage(content="done")])
+        AIMessage(content="done")]))
     final = _agent(model, agent_registry).invoke({"messages": [("user", "read them")]})
     assert final["messages"][-1].content == "done"
     assert model.bound == [{"type": "function", "function": {"name": d["name"], "description": d["description"],
@@ -80,8 +72,8 @@ def test_the_react_agent_shows_the_model_our_texts_errors_and_images(agent_regis
 
 def test_cancelling_the_agent_run_kills_the_command(agent_workspace: Path):
     pid_file = agent_workspace / "pid"
-    model = Scripted(script=[AIMessage(content="", tool_calls=[
-        _call("run_shell_command", {"command": f"echo $$ > {pid_file}; exec sleep 30"}, "slow")])])
+    model = Scripted(messages=iter([AIMessage(content="", tool_calls=[
+        _call("run_shell_command", {"command": f"echo $$ > {pid_file}; exec sleep 30"}, "slow")])]))
 
     async def main() -> int:
         with agenttools.toolset("gemini", root=str(agent_workspace)) as reg:
