@@ -41,7 +41,9 @@ if os.name == "posix":
 
 from agenttools import __version__
 from agenttools._calls import CallProgress, watching_progress
+from agenttools.blocks import TextBlock, placeholder
 from agenttools.hooks.audit import AuditLog
+from agenttools.mcp_client import NATIVE_META, STRICT_META, TEXT_META, TITLE_META, VALIDATES_META
 from agenttools.output import ToolOutput, well_formed
 from agenttools.registry import CallLimiter, Registry
 from agenttools.sdk import mcp as mcp_shapes
@@ -253,7 +255,31 @@ class _Sessions:
 
 def _result(types: Any, out: ToolOutput, schema: dict[str, Any] | None = None) -> Any:
     # the registry hands out well-formed text only: a name that is not UTF-8 shows as U+FFFD (output.well_formed)
-    return types.CallToolResult.model_validate(mcp_shapes.result(out, schema))
+    shaped = mcp_shapes.result(out, schema)
+    shown = "\n".join(b.text if isinstance(b, TextBlock) else placeholder(b) for b in out.content)
+    if shown != out.text:  # an image's text, say: sent along, for our client (Registry.from_mcp) to restore
+        shaped["_meta"] = {TEXT_META: out.text}
+    return types.CallToolResult.model_validate(shaped)
+
+
+def _listed(types: Any, registry: Registry) -> list[Any]:
+    """A registry's tools as MCP ``Tool``s, with what our client (``Registry.from_mcp``) needs in ``_meta``.
+
+    Each is marked as wording its own argument errors, and carries its preferred strict mode and its providers'
+    native declarations (Anthropic's text editor, Responses' ``apply_patch``), so that the client's definitions are
+    the toolset's own in every format.
+    """
+    listed = []
+    for tool, definition in zip(registry, registry.definitions("mcp"), strict=True):
+        meta: dict[str, Any] = {VALIDATES_META: True}
+        if tool.title:
+            meta[TITLE_META] = tool.title  # MCP titles every tool; this is the tool's own title
+        if tool.strict is not None:
+            meta[STRICT_META] = tool.strict
+        if tool.native:
+            meta[NATIVE_META] = {fmt: dict(declared) for fmt, declared in tool.native.items()}
+        listed.append(types.Tool.model_validate({**definition, "_meta": meta}))
+    return listed
 
 
 def served(registry: Registry, *, read_only: bool = False, audit: AuditLog | None = None) -> Registry:
@@ -306,7 +332,7 @@ def build_server(factory: Callable[[], Registry], *, name: str = "agenttools",
         except Exception:  # noqa: BLE001 - the toolset cannot start: its calls will say why
             return tools
         registry = session.registry
-        return tools if registry is None else [types.Tool.model_validate(d) for d in registry.definitions("mcp")]
+        return tools if registry is None else _listed(types, registry)
 
     async def call(key: Any, tool: str, arguments: dict[str, Any] | None, gone: Any = None,
                    request_id: Any = None, progress: Callable[[float, str], Awaitable[None]] | None = None,
@@ -400,11 +426,11 @@ def _template_tools(types: Any, factory: Callable[[], Registry],
         with tempfile.TemporaryDirectory(prefix="agenttools-roots-") as empty:  # no root before the client's
             template = from_roots([os.path.realpath(empty)])
             try:
-                return [types.Tool.model_validate(d) for d in template.definitions("mcp")]
+                return _listed(types, template)
             finally:
                 template.close()
     try:
-        return [types.Tool.model_validate(d) for d in template.definitions("mcp")]
+        return _listed(types, template)
     finally:
         template.close()
 

@@ -15,7 +15,7 @@ import json
 import os
 import time
 import weakref
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 import attrs
@@ -41,10 +41,12 @@ __all__ = ["CallLimiter", "ErrorRenderer", "Registry", "Tool", "ToolOutput"]
 if TYPE_CHECKING:
     import logging
 
+    from agenttools import mcp_client
     from agenttools.hooks import Hook
     from agenttools.sdk import crewai, google_adk, llama_index, openai_agents, pydantic_ai, smolagents
 else:
     logging = lazy_module("logging")  # about 3 ms to import: loaded when the first failure is logged
+    mcp_client = lazy_module("agenttools.mcp_client")  # the registry of an MCP server's tools: from_mcp
     # the framework adapters load with the first to_...() call: a process that never asks pays nothing
     crewai = lazy_module("agenttools.sdk.crewai")
     google_adk = lazy_module("agenttools.sdk.google_adk")
@@ -747,6 +749,38 @@ class Registry:
         if tool is None or tool.native_arguments is None:
             return parsed.arguments
         return tool.native_arguments(parsed.arguments)
+
+    @classmethod
+    def from_mcp(cls, target: str | Sequence[str] | Any) -> Registry:
+        """A registry whose tools live in an MCP server (the ``mcp`` extra); see docs/mcp.md.
+
+        Args:
+            target: The server's streamable-HTTP URL (``"http://127.0.0.1:8000/mcp"``), the command that starts it
+                over stdio (``["agenttools", "serve", "--toolset", "gemini", "--root", "/abs/p"]``), or an open
+                ``mcp.ClientSession`` — which runs on its own event loop: ``await Registry.afrom_mcp(session)``.
+
+        Raises:
+            agenttools.mcp_client.RemoteError: The session cannot be opened (the message says why).
+            TypeError: A ``ClientSession`` (use :meth:`afrom_mcp`) or another kind of target.
+        """
+        if isinstance(target, str) or (isinstance(target, Sequence) and not isinstance(target, bytes | bytearray)
+                                       and all(isinstance(part, str) for part in target)):
+            tools, close = mcp_client.connect(target)
+            registry = cls(tools)
+            registry.on_close(close)
+            return registry
+        if hasattr(target, "call_tool") and hasattr(target, "list_tools"):
+            raise TypeError("an mcp.ClientSession runs on its own event loop: "
+                            "use `await agenttools.Registry.afrom_mcp(session)` there")
+        raise TypeError(f"from_mcp takes a URL, a command (a list of strings) or an mcp.ClientSession, "
+                        f"got {type(target).__name__}")
+
+    @classmethod
+    async def afrom_mcp(cls, target: str | Sequence[str] | Any) -> Registry:
+        """Like :meth:`from_mcp`, from async code; an open ``mcp.ClientSession`` keeps running on this loop."""
+        if hasattr(target, "call_tool") and hasattr(target, "list_tools"):
+            return cls(await mcp_client.connect_session(target))
+        return await run_sync(cls.from_mcp, target)
 
     def to_langchain(self) -> list[Any]:
         """LangChain ``StructuredTool``s for these tools (the ``langchain`` extra); see docs/integrations.md."""
