@@ -55,6 +55,16 @@ def _port(text: str) -> int:
     return port
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 < value < 86400:
+        raise argparse.ArgumentTypeError(f"must be more than 0 and less than a day, got {text}")
+    return value
+
+
 def _positive(text: str) -> int:
     try:
         value = int(text)
@@ -132,6 +142,14 @@ def _build_parser(options: Sequence[Option] = (), name: str | None = None) -> ar
                               help="append one JSON line per call, from every session, to this file")
     serve_parser.add_argument("--read-only", action="store_true",
                               help="serve only the tools whose read_only hint is true")
+    serve_parser.add_argument("--max-sessions", type=_positive, default=1000, metavar="N",
+                              help="HTTP sessions open at once; past it a new session is refused (default 1000)")
+    serve_parser.add_argument("--max-unanswered", type=_positive, default=256, metavar="N",
+                              help="requests of one HTTP session whose answers are unread before the session is "
+                                   "dropped (default 256)")
+    serve_parser.add_argument("--request-timeout", type=_seconds, default=10.0, metavar="SECONDS",
+                              help="seconds an HTTP client has to send a request's headers, then its body "
+                                   "(default 10)")
     serve_parser.add_argument("--roots", action="store_true",
                               help="take the allowed directories from the client's MCP roots (the first is the "
                                    "root), and follow their changes; --root and --allow-dir serve clients without "
@@ -261,7 +279,9 @@ def _run(args: argparse.Namespace, declared: Sequence[Option]) -> int:
               file=sys.stderr, flush=True)
     try:
         serve(plain, transport=args.transport, host=args.host, port=args.port, max_calls=args.max_calls,
-              allowed_hosts=args.allow_host, from_roots=rooted if args.roots else None)
+              allowed_hosts=args.allow_host, from_roots=rooted if args.roots else None,
+              max_sessions=args.max_sessions, max_unanswered=args.max_unanswered,
+              request_timeout=args.request_timeout)
     finally:
         if audit is not None:
             audit.close()

@@ -48,7 +48,8 @@ from agenttools.output import ToolOutput, well_formed
 from agenttools.registry import CallLimiter, Registry
 from agenttools.sdk import mcp as mcp_shapes
 
-__all__ = ["DEFAULT_MAX_CALLS", "build_server", "serve", "served"]
+__all__ = ["DEFAULT_MAX_CALLS", "DEFAULT_MAX_SESSIONS", "DEFAULT_MAX_UNANSWERED", "DEFAULT_REQUEST_TIMEOUT",
+           "MAX_BODY", "build_server", "serve", "served"]
 
 DEFAULT_MAX_CALLS = 8
 """Calls one session runs at once; its further calls wait for one of them to finish."""
@@ -889,10 +890,185 @@ def _transport_security(host: str, allowed_hosts: Sequence[str]) -> Any:
     )
 
 
-def _http_app(server: Any, host: str, sessions: _Sessions, allowed_hosts: Sequence[str] = ()) -> Any:
+MAX_BODY = 4 * 1024 * 1024
+"""Bytes of one HTTP request body the server reads; a longer one is refused unread (a JSON-RPC error, 413)."""
+DEFAULT_MAX_UNANSWERED = 256
+"""Requests of one HTTP session whose answers are not yet written; past that the client is not reading its
+answers, and the session is dropped."""
+DEFAULT_MAX_SESSIONS = 1000
+"""HTTP sessions open at once; a request that would open another gets a JSON-RPC error (503)."""
+
+
+DEFAULT_REQUEST_TIMEOUT = 10.0
+"""Seconds an HTTP client has to send a request's headers, and then its body: a slower one (slowloris) is cut off."""
+
+
+def _slowloris_proof(request_timeout: float) -> type[Any]:
+    """Uvicorn's h11 protocol, closing a connection whose request headers do not arrive within the timeout.
+
+    uvicorn times out idle keep-alive connections, but waits for a request's headers forever: 200 clients sending a
+    header byte a minute would hold 200 connections (and file descriptors) for good.
+    """
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class Protocol(H11Protocol):
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            self._arm()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._arm()  # the next request's headers: the same deadline
+
+        def _arm(self) -> None:
+            waiting_for = self.cycle
+            self.loop.call_later(request_timeout, self._too_slow, waiting_for)
+
+        def _too_slow(self, waiting_for: Any) -> None:
+            if self.cycle is waiting_for and not self.transport.is_closing():  # no new request since armed
+                self.transport.close()
+
+    return Protocol
+
+
+def _rpc_error(status: int, code: int, message: str, request_id: Any = None) -> Callable[..., Awaitable[None]]:
+    """An ASGI response: a JSON-RPC error object with HTTP ``status``."""
+    body = json.dumps({"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}).encode()
+
+    async def respond(send: Any) -> None:
+        await send({"type": "http.response.start", "status": status,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                                (b"connection", b"close")]})
+        await send({"type": "http.response.body", "body": body})
+
+    return respond
+
+
+class _HttpGuard:
+    """ASGI wrapper for POSTs: the checks the SDK lacks, answered as JSON-RPC errors.
+
+    - a body over :data:`MAX_BODY` is refused before it is read whole (``Content-Length``) or as soon as it grows
+      past the limit (chunked): ``-32600`` with status 413;
+    - a request whose ``id`` is not a string or a number (an object, a list, ``true``, ``null``) would get no answer
+      from the SDK (it takes it for a notification): ``-32600``, status 400;
+    - a request id still in flight in the same session: ``-32600`` naming the id, status 409 (the first request is
+      answered as usual);
+    - a body that does not arrive within ``request_timeout`` seconds: ``-32600``, status 408;
+    - a session with more than ``max_unanswered`` requests whose answers are not yet written is dropped: its
+      client is not reading, and its answers would pile up in memory. The request that found it gets ``-32000``
+      (status 429); the session's later requests get the SDK's 404 "Session not found".
+    """
+
+    def __init__(self, app: Any, manager: Any, sessions: _Sessions, max_unanswered: int,
+                 request_timeout: float = DEFAULT_REQUEST_TIMEOUT) -> None:
+        self.app = app
+        self.request_timeout = request_timeout
+        self.manager = manager
+        self.sessions = sessions
+        self.max_unanswered = max_unanswered
+        self.in_flight: dict[str, set[str]] = {}  # session id -> ids (their JSON) of requests being answered
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope.get("type") != "http" or scope.get("method") != "POST":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or ())
+        declared = headers.get(b"content-length", b"")
+        if declared.isdigit() and int(declared) > MAX_BODY:
+            await _rpc_error(413, -32600, f"Invalid Request: the body is over {MAX_BODY} bytes")(send)
+            return
+        chunks: list[bytes] = []
+        size = 0
+        deadline = asyncio.get_running_loop().time() + self.request_timeout
+        while True:
+            try:
+                message = await asyncio.wait_for(receive(), max(0.0, deadline - asyncio.get_running_loop().time()))
+            except TimeoutError:
+                await _rpc_error(408, -32600, f"Invalid Request: the body did not arrive within "
+                                              f"{self.request_timeout:g} s")(send)
+                return
+            if message.get("type") == "http.disconnect":
+                return
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > MAX_BODY:
+                await _rpc_error(413, -32600, f"Invalid Request: the body is over {MAX_BODY} bytes")(send)
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        session_id = headers.get(b"mcp-session-id", b"").decode("latin-1")
+        request_id, refusal = self._request_id(body)
+        if refusal is not None:
+            await refusal(send)
+            return
+        key = None if request_id is None or not session_id else json.dumps(request_id)
+        if key is not None:
+            flying = self.in_flight.setdefault(session_id, set())
+            if key in flying:
+                await _rpc_error(409, -32600, f"Invalid Request: the request id {key} is in use by a request "
+                                              "still being answered", request_id)(send)
+                return
+            if len(flying) >= self.max_unanswered:
+                await self._drop(session_id)
+                await _rpc_error(429, -32000, f"the session was dropped: {len(flying)} requests were not read",
+                                 request_id)(send)
+                return
+            flying.add(key)
+        replayed = False
+
+        async def replay() -> Any:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        try:
+            await self.app(scope, replay, send)
+        finally:
+            if key is not None:
+                still = self.in_flight.get(session_id)
+                if still is not None:
+                    still.discard(key)
+                    if not still:
+                        self.in_flight.pop(session_id, None)
+
+    @staticmethod
+    def _request_id(body: bytes) -> tuple[Any, Callable[..., Awaitable[None]] | None]:
+        """The id of a request in ``body`` (None for others), or the refusal of an id no answer can carry."""
+        try:
+            message = json.loads(body)
+        except (ValueError, RecursionError):
+            return None, None  # the SDK answers a parse error itself
+        if not isinstance(message, dict) or "method" not in message or "id" not in message:
+            return None, None
+        request_id = message["id"]
+        if isinstance(request_id, str) or (isinstance(request_id, int) and not isinstance(request_id, bool)):
+            return request_id, None
+        return None, _rpc_error(400, -32600, "Invalid Request: a request id must be a string or a number")
+
+    async def _drop(self, session_id: str) -> None:
+        """End an HTTP session: its transport (the SDK stops serving it) and its toolset."""
+        transport = getattr(self.manager, "_server_instances", {}).get(session_id)
+        if transport is not None:
+            with contextlib.suppress(Exception):
+                await transport.terminate()
+        discard = getattr(self.manager, "_discard_session", None)
+        if discard is not None and transport is not None:
+            with contextlib.suppress(Exception):
+                await discard(session_id, transport)
+        self.sessions.end_soon(session_id)
+        self.in_flight.pop(session_id, None)
+
+
+def _http_app(server: Any, host: str, sessions: _Sessions, allowed_hosts: Sequence[str] = (),
+              max_sessions: int = DEFAULT_MAX_SESSIONS, max_unanswered: int = DEFAULT_MAX_UNANSWERED,
+              request_timeout: float = DEFAULT_REQUEST_TIMEOUT) -> Any:
     security = _transport_security(host, allowed_hosts)
     if hasattr(server, "streamable_http_app"):  # mcp 2.x
-        app = server.streamable_http_app(host=host, transport_security=security)
+        app = server.streamable_http_app(host=host, transport_security=security, max_sessions=max_sessions)
         manager = server.session_manager
         discard = getattr(manager, "_discard_session", None)
         if discard is not None:  # close a session's tools as soon as the SDK drops the session
@@ -904,7 +1080,8 @@ def _http_app(server: Any, host: str, sessions: _Sessions, allowed_hosts: Sequen
                     sessions.end_soon(session_id)
 
             manager._discard_session = discard_and_close
-        return _handshake_era_only(_watch_disconnects(app))
+        return _handshake_era_only(_HttpGuard(_watch_disconnects(app), manager, sessions, max_unanswered,
+                                              request_timeout))
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager  # pragma: no cover - mcp 1.x
     from starlette.applications import Starlette  # pragma: no cover
     from starlette.routing import Mount  # pragma: no cover
@@ -960,6 +1137,9 @@ def serve(
     max_calls: int = DEFAULT_MAX_CALLS,
     allowed_hosts: Sequence[str] = (),
     from_roots: Callable[[Sequence[str]], Registry] | None = None,
+    max_sessions: int = DEFAULT_MAX_SESSIONS,
+    max_unanswered: int = DEFAULT_MAX_UNANSWERED,
+    request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
 ) -> None:
     """Serve the toolset that ``factory`` builds until the client disconnects (stdio) or the process stops (http).
 
@@ -978,6 +1158,10 @@ def serve(
         max_calls: Calls one session runs at once; its further calls wait their turn.
         allowed_hosts: More names (or addresses) clients may reach an HTTP server by.
         from_roots: Builds the registry of a session whose client declares roots (see :func:`build_server`).
+        max_sessions: HTTP sessions open at once; a request that would open another gets a JSON-RPC error (503).
+        max_unanswered: Requests of one HTTP session whose answers are not yet written before the session is
+            dropped (its client is not reading).
+        request_timeout: Seconds an HTTP client has to send a request's headers, then its body.
     """
     server, sessions = build_server(factory, name=name, max_calls=max_calls, from_roots=from_roots)
     undo = _close_on_signals(sessions)
@@ -987,7 +1171,8 @@ def serve(
         else:
             import uvicorn
 
-            uvicorn.run(_http_app(server, host, sessions, allowed_hosts), host=host, port=port, log_level="warning",
+            uvicorn.run(_http_app(server, host, sessions, allowed_hosts, max_sessions, max_unanswered, request_timeout),
+                        http=_slowloris_proof(request_timeout), host=host, port=port, log_level="warning",
                         timeout_graceful_shutdown=_GRACEFUL_SHUTDOWN)
     finally:
         sessions.close_all()
