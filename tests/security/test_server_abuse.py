@@ -6,6 +6,7 @@ A real ``agenttools serve --transport http`` on loopback, driven with raw HTTP (
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import threading
@@ -23,6 +24,10 @@ from conftest import free_port, serve_command, wait_port
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 
+SERVERS: dict[str, int] = {}
+"""URL -> the server process's pid, for tests that look at its descriptors."""
+
+
 @contextmanager
 def server(root: Path, *flags: str) -> Iterator[str]:
     port = free_port()
@@ -30,6 +35,7 @@ def server(root: Path, *flags: str) -> Iterator[str]:
                             stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         wait_port(port, proc)
+        SERVERS[f"http://127.0.0.1:{port}/mcp"] = proc.pid
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         proc.terminate()
@@ -219,3 +225,21 @@ def test_a_client_that_never_reads_its_answers_is_dropped_and_others_unaffected(
         assert not _read(client, url, other).get("error")  # another session: unaffected
         for raw in sockets:
             raw.close()
+
+
+def test_sessions_opened_and_closed_leave_no_descriptors_behind(root: Path):
+    with server(root) as url:
+        pid = SERVERS[url]
+
+        def descriptors() -> int:
+            return len(os.listdir(f"/proc/{pid}/fd"))
+
+        with httpx.Client(timeout=30) as client:  # one connection: the count is the server's own
+            client.delete(url, headers=_open(client, url))
+            before = descriptors()
+            for _ in range(200):
+                client.delete(url, headers=_open(client, url))
+        deadline = time.monotonic() + 10
+        while descriptors() > before and time.monotonic() < deadline:  # sessions end in threads
+            time.sleep(0.1)
+        assert descriptors() <= before
