@@ -251,3 +251,25 @@ def test_a_server_we_did_not_write(fs_server: Path, project: Path):
         # validated here, against the server's schema, before anything is sent
         refused = remote.call("read_text_file", {"path": 5})
         assert refused.text == "Error: invalid arguments for read_text_file: argument 'path' must be string, got integer"
+
+
+def test_the_tool_list_follows_the_servers_changes():
+    tests_dir = Path(__file__).parent
+    command = [sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
+               "from agenttools.cli import main; sys.exit(main(['serve', '--toolset', 'mcp_fixture_growing:build']))",
+               str(tests_dir)]
+
+    def settle(remote: agenttools.Registry, present: bool) -> None:
+        deadline = time.monotonic() + 10
+        while ("fresh" in remote) != present and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+    with agenttools.Registry.from_mcp(command) as remote:
+        assert remote.names() == ("grow", "shrink")
+        assert remote.call("grow", {"name": "fresh"}).text == "added fresh"
+        settle(remote, True)  # notifications/tools/list_changed, then tools/list
+        assert remote.names() == ("grow", "shrink", "fresh")
+        assert remote.call("fresh", {}).text == "I am fresh"
+        remote.call("shrink", {"name": "fresh"})
+        settle(remote, False)
+        assert remote.names() == ("grow", "shrink")

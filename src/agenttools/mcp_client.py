@@ -151,8 +151,9 @@ def tool_of(definition: Mapping[str, Any], run: Callable[[str, dict[str, Any]], 
 class _Link:
     """One MCP client session on a private event-loop thread, re-opened once if it is lost."""
 
-    def __init__(self, opener: Callable[[contextlib.AsyncExitStack], Awaitable[Any]], label: str) -> None:
+    def __init__(self, opener: Callable[[contextlib.AsyncExitStack, Any], Awaitable[Any]], label: str) -> None:
         self._opener = opener
+        self.on_tools: Callable[[list[dict[str, Any]]], None] | None = None  # told the new list on list_changed
         self.label = label
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self.loop.run_forever, name="agenttools-mcp-client", daemon=True)
@@ -182,7 +183,7 @@ class _Link:
         self._stop = asyncio.Event()
         try:
             async with contextlib.AsyncExitStack() as stack:
-                session = await self._opener(stack)
+                session = await self._opener(stack, self._on_message)
                 listed = await session.list_tools()
                 self.definitions = [_dump(tool) for tool in listed.tools]
                 self._session = session
@@ -194,6 +195,16 @@ class _Link:
                 ready.set_exception(exc if isinstance(exc, Exception) else RemoteError(type(exc).__name__))
         finally:
             self._session = None
+
+    async def _on_message(self, message: Any) -> None:
+        """The SDK's message handler: a ``notifications/tools/list_changed`` lists the tools again."""
+        root = getattr(message, "root", message)
+        if type(root).__name__ == "ToolListChangedNotification" and self._session is not None:
+            with contextlib.suppress(Exception):  # the session went away meanwhile: nothing to follow
+                listed = await self._session.list_tools()
+                self.definitions = [_dump(tool) for tool in listed.tools]
+                if self.on_tools is not None:
+                    self.on_tools(self.definitions)
 
     async def call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         """``tools/call`` on the link's loop; the session is opened again once if it was lost."""
@@ -251,16 +262,16 @@ class _Link:
         return run
 
 
-def _opener(target: str | Sequence[str]) -> tuple[Callable[[contextlib.AsyncExitStack], Awaitable[Any]], str]:
+def _opener(target: str | Sequence[str]) -> tuple[Callable[[contextlib.AsyncExitStack, Any], Awaitable[Any]], str]:
     mcp = _require_mcp()
     from mcp import ClientSession
 
     if isinstance(target, str):
         from mcp.client.streamable_http import streamable_http_client
 
-        async def open_http(stack: contextlib.AsyncExitStack) -> Any:
+        async def open_http(stack: contextlib.AsyncExitStack, handler: Any) -> Any:
             streams = await stack.enter_async_context(streamable_http_client(target))
-            session = await stack.enter_async_context(ClientSession(streams[0], streams[1]))
+            session = await stack.enter_async_context(ClientSession(streams[0], streams[1], message_handler=handler))
             await session.initialize()
             return session
 
@@ -272,17 +283,21 @@ def _opener(target: str | Sequence[str]) -> tuple[Callable[[contextlib.AsyncExit
 
     params = mcp.StdioServerParameters(command=argv[0], args=argv[1:])
 
-    async def open_stdio(stack: contextlib.AsyncExitStack) -> Any:
+    async def open_stdio(stack: contextlib.AsyncExitStack, handler: Any) -> Any:
         read, write = await stack.enter_async_context(stdio_client(params))
-        session = await stack.enter_async_context(ClientSession(read, write))
+        session = await stack.enter_async_context(ClientSession(read, write, message_handler=handler))
         await session.initialize()
         return session
 
     return open_stdio, " ".join(argv)
 
 
-def connect(target: str | Sequence[str]) -> tuple[list[Tool], Callable[[], None]]:
-    """Open a session with the server at ``target`` (a URL, or a command's argv); its tools and how to close it."""
+def connect(target: str | Sequence[str], on_tools: Callable[[list[Tool]], None] | None = None,
+            ) -> tuple[list[Tool], Callable[[], None]]:
+    """Open a session with the server at ``target`` (a URL, or a command's argv); its tools and how to close it.
+
+    ``on_tools`` is told the server's new tool list each time it sends ``notifications/tools/list_changed``.
+    """
     opener, label = _opener(target)
     link = _Link(opener, label)
     try:
@@ -290,9 +305,16 @@ def connect(target: str | Sequence[str]) -> tuple[list[Tool], Callable[[], None]
     except BaseException:
         link.close()
         raise
-    schemas = {d["name"]: _unwrapped(d.get("outputSchema")) for d in link.definitions}
+    schemas: dict[str, dict[str, Any] | None] = {}
+
+    def tools_of(definitions: list[dict[str, Any]]) -> list[Tool]:
+        schemas.update({d["name"]: _unwrapped(d.get("outputSchema")) for d in definitions})
+        return [tool_of(d, run) for d in definitions]
+
     run = link.runner(schemas)
-    return [tool_of(d, run) for d in link.definitions], link.close
+    if on_tools is not None:
+        link.on_tools = lambda definitions: on_tools(tools_of(definitions))
+    return tools_of(link.definitions), link.close
 
 
 async def connect_session(session: Any) -> list[Tool]:

@@ -370,6 +370,19 @@ class Registry:
             except Exception:  # noqa: BLE001 - a listener's failure must not undo the change
                 logger().exception("a registry change listener failed")
 
+    def _follow(self, tools: list[Tool]) -> None:
+        """Hold exactly ``tools`` (a server's new tool list): the others removed, each new or changed one added."""
+        wanted = {tool.name: tool for tool in tools}
+        for name in [name for name in self._tools if name not in wanted]:
+            self.remove(name)
+        for name, tool in wanted.items():
+            if name in self._tools:
+                if self._tools[name].parameters == tool.parameters and \
+                        self._tools[name].description == tool.description:
+                    continue
+                self.remove(name)
+            self.add(tool)
+
     def remove(self, name: str) -> Tool:
         """Remove the tool ``name`` and return it.
 
@@ -765,8 +778,10 @@ class Registry:
         """
         if isinstance(target, str) or (isinstance(target, Sequence) and not isinstance(target, bytes | bytearray)
                                        and all(isinstance(part, str) for part in target)):
-            tools, close = mcp_client.connect(target)
+            made: list[Registry] = []
+            tools, close = mcp_client.connect(target, on_tools=lambda new: made[0]._follow(new) if made else None)
             registry = cls(tools)
+            made.append(registry)
             registry.on_close(close)
             return registry
         if hasattr(target, "call_tool") and hasattr(target, "list_tools"):
