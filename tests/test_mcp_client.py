@@ -216,6 +216,8 @@ def test_an_open_client_session_is_used_on_its_own_loop(project: Path):
             await session.initialize()
             with pytest.raises(TypeError, match=r"await agenttools\.Registry\.afrom_mcp\(session\)"):
                 agenttools.Registry.from_mcp(session)
+            elsewhere = await asyncio.to_thread(agenttools.Registry.from_mcp, session)  # from another thread
+            assert elsewhere.names() == ("view", "str_replace", "create_file", "bash", "task_output")
             remote = await agenttools.Registry.afrom_mcp(session)
             first = (await remote.acall("bash", {"command": f"cd {project / 'sub'}"})).text
             second = (await remote.acall("bash", {"command": "pwd"})).text

@@ -31,7 +31,7 @@ from agenttools.sdk import mcp as mcp_shapes
 from agenttools.tool import Tool
 
 __all__ = ["NATIVE_META", "STRICT_META", "TEXT_META", "TITLE_META", "VALIDATES_META", "RemoteError", "answer",
-           "connect", "connect_session", "tool_of"]
+           "connect", "connect_session", "session_loop", "tool_of"]
 
 TEXT_META = "agenttools/text"
 """``_meta`` key of a result: the answer's text, where the content blocks cannot carry it (an image's text)."""
@@ -315,6 +315,15 @@ def connect(target: str | Sequence[str], on_tools: Callable[[list[Tool]], None] 
     if on_tools is not None:
         link.on_tools = lambda definitions: on_tools(tools_of(definitions))
     return tools_of(link.definitions), link.close
+
+
+def session_loop(session: Any) -> asyncio.AbstractEventLoop | None:
+    """The event loop an open ``mcp.ClientSession`` runs on (read off its anyio task group), or None."""
+    group = getattr(session, "_task_group", None)
+    task = getattr(getattr(group, "cancel_scope", None), "_host_task", None)
+    get_loop = getattr(task, "get_loop", None)
+    loop = get_loop() if callable(get_loop) else None
+    return loop if isinstance(loop, asyncio.AbstractEventLoop) else None
 
 
 async def connect_session(session: Any) -> list[Tool]:

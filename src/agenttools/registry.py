@@ -39,6 +39,7 @@ from agenttools.tool import ErrorRenderer, Tool, ToolCall, check_description, ch
 __all__ = ["CallLimiter", "ErrorRenderer", "Registry", "Tool", "ToolOutput"]
 
 if TYPE_CHECKING:
+    import asyncio
     import logging
 
     from agenttools import mcp_client
@@ -47,6 +48,7 @@ if TYPE_CHECKING:
 else:
     logging = lazy_module("logging")  # about 3 ms to import: loaded when the first failure is logged
     mcp_client = lazy_module("agenttools.mcp_client")  # the registry of an MCP server's tools: from_mcp
+    asyncio = lazy_module("asyncio")  # (with concurrent.futures and logging) only for an MCP session
     # the framework adapters load with the first to_...() call: a process that never asks pays nothing
     crewai = lazy_module("agenttools.sdk.crewai")
     google_adk = lazy_module("agenttools.sdk.google_adk")
@@ -65,6 +67,14 @@ def logger() -> logging.Logger:
 
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _runs_here(loop: Any) -> bool:
+    """Whether ``loop`` is the event loop running in this thread."""
+    try:
+        return asyncio.get_running_loop() is loop
+    except RuntimeError:
+        return False
 
 
 def _reject_constant(name: str) -> Any:
@@ -770,7 +780,8 @@ class Registry:
         Args:
             target: The server's streamable-HTTP URL (``"http://127.0.0.1:8000/mcp"``), the command that starts it
                 over stdio (``["agenttools", "serve", "--toolset", "gemini", "--root", "/abs/p"]``), or an open
-                ``mcp.ClientSession`` — which runs on its own event loop: ``await Registry.afrom_mcp(session)``.
+                ``mcp.ClientSession``: from a thread other than its loop's (e.g. ``asyncio.to_thread``), or with
+                ``await Registry.afrom_mcp(session)`` on its loop (where nothing can wait for the listing).
 
         Raises:
             agenttools.mcp_client.RemoteError: The session cannot be opened (the message says why).
@@ -785,8 +796,12 @@ class Registry:
             registry.on_close(close)
             return registry
         if hasattr(target, "call_tool") and hasattr(target, "list_tools"):
-            raise TypeError("an mcp.ClientSession runs on its own event loop: "
-                            "use `await agenttools.Registry.afrom_mcp(session)` there")
+            loop = mcp_client.session_loop(target)
+            if loop is not None and loop.is_running() and not _runs_here(loop):  # from another thread: ask its loop
+                future = asyncio.run_coroutine_threadsafe(mcp_client.connect_session(target), loop)
+                return cls(future.result(mcp_client.CONNECT_TIMEOUT))
+            raise TypeError("an mcp.ClientSession runs on its own event loop, which cannot wait here: "
+                            "use `await agenttools.Registry.afrom_mcp(session)` on it")
         raise TypeError(f"from_mcp takes a URL, a command (a list of strings) or an mcp.ClientSession, "
                         f"got {type(target).__name__}")
 
