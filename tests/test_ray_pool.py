@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import signal
@@ -18,7 +19,7 @@ import pytest
 import agenttools
 from agenttools.output import error_code
 from agenttools.sdk import FORMATS
-from conftest import cancel_and_wait_gone, gone, process_alive, read_pid, tiny_png
+from conftest import _marked_processes, cancel_and_wait_gone, gone, process_alive, read_pid, tiny_png
 
 ray = pytest.importorskip("ray")
 
@@ -29,9 +30,23 @@ DATA_FIELDS = [field.name for field in attrs.fields(agenttools.Tool)
                if field.name not in ("handler", "is_async", "native_arguments")]
 
 
-@pytest.fixture(scope="session")
+def _ray_processes_left() -> list[int]:
+    """This test session's processes that are Ray's (its GCS, raylet, workers), still running."""
+    found = []
+    for pid in _marked_processes(os.environ.get("AGENTTOOLS_TEST_SESSION", "")):
+        with contextlib.suppress(OSError), open(f"/proc/{pid}/cmdline", "rb") as handle:
+            if b"ray" in handle.read():
+                found.append(pid)
+    return found
+
+
+@pytest.fixture(scope="module")
 def ray_cluster():
-    """A local Ray cluster for the session; its workers can import the tests' toolset modules."""
+    """A local Ray cluster for this module; its workers can import the tests' toolset modules.
+
+    Shut down when the module's tests end, and waited for: Ray's processes take seconds to go on a busy machine,
+    and the session's end checks that nothing the tests started still runs.
+    """
     if ray.is_initialized():  # someone else's cluster: use it as it is
         yield ray
         return
@@ -46,6 +61,13 @@ def ray_cluster():
             os.environ["PYTHONPATH"] = old
     yield ray
     ray.shutdown()
+    deadline = time.monotonic() + 5
+    while _ray_processes_left() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    for pid in _ray_processes_left():  # what Ray's shutdown left to wind down on its own: no need to wait
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    assert all(gone(pid) for pid in _ray_processes_left())
 
 
 def _workspace(path: Path) -> Path:
