@@ -949,7 +949,7 @@ class _HttpGuard:
 
     - a body over :data:`MAX_BODY` is refused before it is read whole (``Content-Length``) or as soon as it grows
       past the limit (chunked): ``-32600`` with status 413;
-    - a request whose ``id`` is not a string or a number (an object, a list, ``true``, ``null``) would get no answer
+    - a request whose ``id`` is not a string or an integer (an object, a list, ``true``, ``null``, 1.5) gets no answer
       from the SDK (it takes it for a notification): ``-32600``, status 400;
     - a request id still in flight in the same session: ``-32600`` naming the id, status 409 (the first request is
       answered as usual);
@@ -1047,7 +1047,7 @@ class _HttpGuard:
         request_id = message["id"]
         if isinstance(request_id, str) or (isinstance(request_id, int) and not isinstance(request_id, bool)):
             return request_id, None
-        return None, _rpc_error(400, -32600, "Invalid Request: a request id must be a string or a number")
+        return None, _rpc_error(400, -32600, "Invalid Request: a request id must be a string or an integer")
 
     async def _drop(self, session_id: str) -> None:
         """End an HTTP session: its transport (the SDK stops serving it) and its toolset."""

@@ -106,14 +106,14 @@ def test_a_body_over_the_limit_is_refused_unread(root: Path):
         assert not _read(client, url, headers).get("error")  # the session goes on
 
 
-@pytest.mark.parametrize("bad_id", [{"a": 1}, [1], True, None])
+@pytest.mark.parametrize("bad_id", [{"a": 1}, [1], True, None, 1.5])
 def test_a_request_id_no_answer_can_carry_gets_an_error(root: Path, bad_id: Any):
     with server(root) as url, httpx.Client(timeout=30) as client:
         headers = _open(client, url)
         answer = client.post(url, headers=headers, json={"jsonrpc": "2.0", "id": bad_id, "method": "tools/list"})
         assert answer.status_code == 400
         assert answer.json() == {"jsonrpc": "2.0", "id": None, "error": {
-            "code": -32600, "message": "Invalid Request: a request id must be a string or a number"}}
+            "code": -32600, "message": "Invalid Request: a request id must be a string or an integer"}}
 
 
 def test_batches_and_malformed_frames_get_json_rpc_errors(root: Path):
