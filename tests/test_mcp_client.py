@@ -275,3 +275,45 @@ def test_the_tool_list_follows_the_servers_changes():
         remote.call("shrink", {"name": "fresh"})
         settle(remote, False)
         assert remote.names() == ("grow", "shrink")
+
+
+def test_closing_during_a_call_ends_it_and_later_calls_say_closed(project: Path):
+    remote = agenttools.Registry.from_mcp(serve_command("gemini", project))
+    answers: list[agenttools.ToolOutput] = []
+    thread = __import__("threading").Thread(
+        target=lambda: answers.append(remote.call("run_shell_command", {"command": "sleep 20"})))
+    thread.start()
+    time.sleep(1.0)
+    started = time.monotonic()
+    remote.close()
+    thread.join(30)
+    assert not thread.is_alive() and time.monotonic() - started < 15
+    assert answers[0].is_error and answers[0].text.endswith("was closed during the call")
+    after = remote.call("read_file", {"absolute_path": str(project / "a.txt")})
+    assert after.is_error and after.text.endswith("is closed")
+
+
+def test_text_json_cannot_carry_is_refused_here_and_the_session_lives_on(project: Path):
+    with agenttools.Registry.from_mcp(serve_command("editor", project)) as remote:
+        remote.call("bash", {"command": f"cd {project / 'sub'}"})
+        refused = remote.call("view", {"path": "x\udcff"})
+        assert refused.is_error and "not valid Unicode" in refused.text
+        assert f"{project / 'sub'}\n" in remote.call("bash", {"command": "pwd"}).text  # the same session
+
+
+def test_odd_tools_of_other_servers_are_skipped_with_a_warning_not_fatal():
+    from agenttools.mcp_client import usable_tools
+
+    async def run(name: str, arguments: dict[str, Any]) -> agenttools.ToolOutput:
+        return agenttools.ToolOutput(text=name)
+
+    schema = {"type": "object", "properties": {}}
+    definitions = [{"name": "plain", "inputSchema": schema},  # no description: described by its name
+                   {"name": "has space", "description": "x", "inputSchema": schema},
+                   {"name": "plain", "description": "again", "inputSchema": schema},
+                   {"name": "broken", "description": "x", "inputSchema": {"type": "object", "properties": 5}}]
+    with pytest.warns(UserWarning, match="^MCP tool .* skipped: ") as caught:
+        tools = usable_tools(definitions, run)
+    assert [t.name for t in tools] == ["plain"] and tools[0].description == "plain"
+    assert sorted(str(w.message).split(" skipped")[0] for w in caught) == [
+        "MCP tool 'broken'", "MCP tool 'has space'", "MCP tool 'plain'"]

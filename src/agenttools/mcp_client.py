@@ -21,7 +21,9 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import json
 import threading
+import warnings
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
@@ -30,8 +32,8 @@ from agenttools.output import ToolOutput
 from agenttools.sdk import mcp as mcp_shapes
 from agenttools.tool import Tool
 
-__all__ = ["NATIVE_META", "STRICT_META", "TEXT_META", "TITLE_META", "VALIDATES_META", "RemoteError", "answer",
-           "connect", "connect_session", "session_loop", "tool_of"]
+__all__ = ["NATIVE_META", "STRICT_META", "TEXT_META", "TITLE_META", "VALIDATES_META", "CallFailed", "RemoteError",
+           "answer", "connect", "connect_session", "session_loop", "tool_of", "usable_tools"]
 
 TEXT_META = "agenttools/text"
 """``_meta`` key of a result: the answer's text, where the content blocks cannot carry it (an image's text)."""
@@ -49,6 +51,21 @@ CONNECT_TIMEOUT = 30.0
 
 class RemoteError(ConnectionError):
     """The MCP server could not be reached, or its session could not be opened again."""
+
+
+class CallFailed(Exception):  # noqa: N818 - the call failed; the registry answers it as an error
+    """The server answered a call with a JSON-RPC error, or with an answer the SDK refused: sent once, failed."""
+
+
+def _transport_lost(error: BaseException) -> bool:
+    """Whether an error of ``session.call_tool`` means the connection is gone (not the server's answer)."""
+    if type(error).__name__ == "MCPError" or hasattr(error, "error"):
+        # the SDK's CONNECTION_CLOSED, or an HTTP session the server no longer knows (404 "Session not found")
+        text = str(error).lower()
+        return "connection closed" in text or "session not found" in text or "session terminated" in text
+    # pydantic's ValidationError: the answer is malformed, the session is fine; OSError, anyio's closed streams,
+    # httpx's transport errors, a session that is gone: the transport is lost
+    return type(error).__name__ != "ValidationError"
 
 
 def _require_mcp() -> Any:
@@ -164,6 +181,8 @@ class _Link:
         self._held: concurrent.futures.Future[None] | None = None
         self.definitions: list[dict[str, Any]] = []
         self._generation = 0
+        self.closed = False
+        self._pending: set[concurrent.futures.Future[Any]] = set()
 
     def open(self) -> None:
         """Open the session and list the tools (blocking; at most :data:`CONNECT_TIMEOUT` seconds)."""
@@ -207,7 +226,11 @@ class _Link:
                     self.on_tools(self.definitions)
 
     async def call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        """``tools/call`` on the link's loop; the session is opened again once if it was lost."""
+        """``tools/call`` on the link's loop; the session is opened again once if it was lost.
+
+        Only a lost transport opens a new session (and sends the call again): the server's JSON-RPC error, or an
+        answer the SDK refuses, is the call's failure (:class:`CallFailed`), sent once.
+        """
         session, generation = self._session, self._generation
         try:
             if session is None:
@@ -215,8 +238,10 @@ class _Link:
             return _dump(await session.call_tool(name, arguments))
         except asyncio.CancelledError:
             raise
-        except Exception as exc:  # noqa: BLE001 - the transport failed: one new session, then the error
+        except Exception as exc:  # noqa: BLE001 - a lost transport: one new session; anything else: the answer
             first = " ".join(str(exc).split()) or type(exc).__name__
+            if not _transport_lost(exc):
+                raise CallFailed(f"the MCP server's answer to {name} was refused: {first}") from None
         if not await asyncio.to_thread(self._reopen, generation):
             raise RemoteError(f"the MCP session with {self.label} was lost ({first}) and could not be opened again")
         return _dump(await self._session.call_tool(name, arguments))
@@ -240,8 +265,15 @@ class _Link:
             with contextlib.suppress(Exception):
                 held.result(10)
 
+    def is_closed(self) -> bool:
+        """Whether :meth:`close` was called (read anew each time: another thread sets it)."""
+        return self.closed
+
     def close(self) -> None:
-        """End the session (and a command's process), then the loop thread."""
+        """End the session (and a command's process), then the loop thread; calls still running end with an error."""
+        self.closed = True
+        for future in list(self._pending):
+            future.cancel()  # their tasks are cancelled on the loop: the SDK sends notifications/cancelled
         self._end()
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(10)
@@ -252,14 +284,39 @@ class _Link:
                                                                                Awaitable[ToolOutput]]:
         """How a tool's handler runs a call: on the link's loop, awaited from whatever loop calls."""
         async def run(name: str, arguments: dict[str, Any]) -> ToolOutput:
+            unsendable = _not_unicode(arguments)
+            if unsendable is not None:
+                return ToolOutput(text=unsendable, is_error=True)
+            if self.closed:
+                return ToolOutput(text=f"the registry over {self.label} is closed", is_error=True)
             future = asyncio.run_coroutine_threadsafe(self.call(name, arguments), self.loop)
+            self._pending.add(future)
+            future.add_done_callback(self._pending.discard)
             try:
                 result = await asyncio.wrap_future(future)
-            except RemoteError as exc:
+            except (RemoteError, CallFailed) as exc:
                 return ToolOutput(text=str(exc), is_error=True, data=exc)
+            except asyncio.CancelledError:
+                task = asyncio.current_task()
+                if self.is_closed() and (task is None or not task.cancelling()):  # closed here, not by our caller
+                    return ToolOutput(text=f"the registry over {self.label} was closed during the call",
+                                      is_error=True)
+                raise
             return answer(result, schemas.get(name))
 
         return run
+
+
+def _not_unicode(arguments: Any) -> str | None:
+    """Why ``arguments`` cannot travel over MCP (text that is not Unicode: lone surrogates), or None."""
+    try:
+        json.dumps(arguments, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return ("the arguments hold text that is not valid Unicode (a lone surrogate, as a name that is not UTF-8 "
+                "reads in Python): JSON-RPC cannot carry it to the MCP server")
+    except (TypeError, ValueError):
+        return None  # not JSON at all: the server (or the SDK) says what is wrong
+    return None
 
 
 def _opener(target: str | Sequence[str]) -> tuple[Callable[[contextlib.AsyncExitStack, Any], Awaitable[Any]], str]:
@@ -309,12 +366,42 @@ def connect(target: str | Sequence[str], on_tools: Callable[[list[Tool]], None] 
 
     def tools_of(definitions: list[dict[str, Any]]) -> list[Tool]:
         schemas.update({d["name"]: _unwrapped(d.get("outputSchema")) for d in definitions})
-        return [tool_of(d, run) for d in definitions]
+        return usable_tools(definitions, run)
 
     run = link.runner(schemas)
     if on_tools is not None:
         link.on_tools = lambda definitions: on_tools(tools_of(definitions))
-    return tools_of(link.definitions), link.close
+    try:
+        return tools_of(link.definitions), link.close
+    except BaseException:
+        link.close()
+        raise
+
+
+def usable_tools(definitions: Sequence[Mapping[str, Any]],
+                 run: Callable[[str, dict[str, Any]], Awaitable[ToolOutput]]) -> list[Tool]:
+    """The tools of ``definitions`` a registry can hold; each other one skipped with a ``UserWarning`` saying why.
+
+    A tool without a description is described by its name; a name a registry refuses (empty, a space, a name already
+    taken) or a schema it cannot use skips the tool.
+    """
+    tools: list[Tool] = []
+    for definition in definitions:
+        name = definition.get("name")
+        if not definition.get("description") and isinstance(name, str):
+            definition = {**definition, "description": name}
+        try:
+            tool = tool_of(definition, run)
+        except Exception as exc:  # noqa: BLE001 - one odd tool must not cost the others
+            reason = " ".join(str(exc).split()) or type(exc).__name__
+            warnings.warn(f"MCP tool {name!r} skipped: {reason}", UserWarning, stacklevel=3)
+            continue
+        if any(existing.name == tool.name for existing in tools):
+            warnings.warn(f"MCP tool {name!r} skipped: a tool of that name was listed before", UserWarning,
+                          stacklevel=3)
+            continue
+        tools.append(tool)
+    return tools
 
 
 def session_loop(session: Any) -> asyncio.AbstractEventLoop | None:
@@ -336,6 +423,9 @@ async def connect_session(session: Any) -> list[Tool]:
         return _dump(await session.call_tool(name, arguments))
 
     async def run(name: str, arguments: dict[str, Any]) -> ToolOutput:
+        unsendable = _not_unicode(arguments)
+        if unsendable is not None:
+            return ToolOutput(text=unsendable, is_error=True)
         if asyncio.get_running_loop() is loop:
             result = await on_loop(name, arguments)
         else:
