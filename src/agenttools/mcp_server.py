@@ -890,6 +890,8 @@ def _transport_security(host: str, allowed_hosts: Sequence[str]) -> Any:
     )
 
 
+_GET_STREAM = "_GET_stream"
+"""The key the SDK files a session's standalone GET stream under, among its requests' ids."""
 MAX_BODY = 4 * 1024 * 1024
 """Bytes of one HTTP request body the server reads; a longer one is refused unread (a JSON-RPC error, 413)."""
 DEFAULT_MAX_UNANSWERED = 256
@@ -922,6 +924,8 @@ def _slowloris_proof(request_timeout: float) -> type[Any]:
 
         def _arm(self) -> None:
             waiting_for = self.cycle
+            if waiting_for is not None and not waiting_for.response_complete:
+                return  # a pipelined request already runs: its own completion arms the timer again
             self.loop.call_later(request_timeout, self._too_slow, waiting_for)
 
         def _too_slow(self, waiting_for: Any) -> None:
@@ -951,8 +955,8 @@ class _HttpGuard:
       past the limit (chunked): ``-32600`` with status 413;
     - a request whose ``id`` is not a string or an integer (an object, a list, ``true``, ``null``, 1.5) gets no answer
       from the SDK (it takes it for a notification): ``-32600``, status 400;
-    - a request id still in flight in the same session: ``-32600`` naming the id, status 409 (the first request is
-      answered as usual);
+    - a request id still in flight in the same session — ``1`` and ``"1"`` are the same id to the SDK — or the id
+      the SDK keeps for the session's GET stream: ``-32600`` naming the id, status 409 (400 for the reserved one);
     - a body that does not arrive within ``request_timeout`` seconds: ``-32600``, status 408;
     - a session with more than ``max_unanswered`` requests whose answers are not yet written is dropped: its
       client is not reading, and its answers would pile up in memory. The request that found it gets ``-32000``
@@ -1003,7 +1007,7 @@ class _HttpGuard:
         if refusal is not None:
             await refusal(send)
             return
-        key = None if request_id is None or not session_id else json.dumps(request_id)
+        key = None if request_id is None or not session_id else str(request_id)  # as the SDK keys its streams
         if key is not None:
             flying = self.in_flight.setdefault(session_id, set())
             if key in flying:
@@ -1045,6 +1049,8 @@ class _HttpGuard:
         if not isinstance(message, dict) or "method" not in message or "id" not in message:
             return None, None
         request_id = message["id"]
+        if request_id == _GET_STREAM:  # the SDK's own key for a session's GET stream: a request must not take it
+            return None, _rpc_error(400, -32600, f"Invalid Request: the request id {_GET_STREAM} is reserved")
         if isinstance(request_id, str) or (isinstance(request_id, int) and not isinstance(request_id, bool)):
             return request_id, None
         return None, _rpc_error(400, -32600, "Invalid Request: a request id must be a string or an integer")

@@ -243,3 +243,50 @@ def test_sessions_opened_and_closed_leave_no_descriptors_behind(root: Path):
         while descriptors() > before and time.monotonic() < deadline:  # sessions end in threads
             time.sleep(0.1)
         assert descriptors() <= before
+
+
+def test_an_integer_and_a_string_id_are_one_id_and_the_get_streams_key_is_reserved(root: Path):
+    with server(root) as url, httpx.Client(timeout=30) as client:
+        headers = _open(client, url)
+        first: dict[str, Any] = {}
+
+        def slow() -> None:
+            answer = client.post(url, headers=headers, json={"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                                                             "params": {"name": "run_shell_command",
+                                                                        "arguments": {"command": "sleep 1.5; echo one"}}})
+            first.update(_json(answer.text))
+
+        thread = threading.Thread(target=slow)
+        thread.start()
+        time.sleep(0.7)
+        again = client.post(url, headers=headers, json={"jsonrpc": "2.0", "id": "1", "method": "tools/list"})
+        thread.join(30)
+        assert again.status_code == 409
+        assert "one" in first["result"]["content"][0]["text"]  # the first is answered
+        reserved = client.post(url, headers=headers, json={"jsonrpc": "2.0", "id": "_GET_stream",
+                                                           "method": "tools/list"})
+        assert reserved.status_code == 400 and "reserved" in reserved.json()["error"]["message"]
+
+
+def test_pipelined_requests_are_not_cut_off_by_the_header_timer(root: Path):
+    with server(root, "--request-timeout", "1") as url, httpx.Client(timeout=30) as client:
+        headers = _open(client, url)
+        host, port = url.split("//")[1].split("/")[0].split(":")
+        head = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+
+        def request(request_id: int, params: dict[str, Any], method: str = "tools/call") -> bytes:
+            body = json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}).encode()
+            return (f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n{head}Content-Length: {len(body)}\r\n\r\n".encode()
+                    + body)
+
+        with socket.create_connection((host, int(port)), timeout=15) as raw:
+            raw.sendall(request(30, {}, "tools/list") + request(31, {"name": "run_shell_command", "arguments": {
+                "command": "sleep 2.5; echo LATE"}}))
+            received = b""
+            deadline = time.monotonic() + 15
+            while b"LATE" not in received and time.monotonic() < deadline:
+                chunk = raw.recv(65536)
+                if not chunk:
+                    break
+                received += chunk
+        assert b"LATE" in received  # the second request ran past the header timeout and was answered
