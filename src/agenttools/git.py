@@ -29,7 +29,7 @@ from agenttools import shell
 from agenttools._walk import walk
 from agenttools.errors import GitError
 
-__all__ = ["GIT_OVERRIDES", "diff", "safe_env"]
+__all__ = ["GIT_OVERRIDES", "diff", "find_git", "safe_env"]
 
 MAX_OUTPUT = 1024 * 1024
 GIT_OVERRIDES = (
@@ -221,7 +221,7 @@ def _check_index_name(name: bytes, mode: int) -> None:
         raise GitError(f"git_diff: the index names a path outside the work tree: {shown!r}")
 
 
-def _find_git() -> str:
+def find_git() -> str:
     """Git's absolute path, looked up on the absolute entries of PATH only (a relative entry would be the project)."""
     for directory in _absolute_path():
         candidate = os.path.join(directory, "git")
@@ -323,7 +323,7 @@ def diff(root: str | os.PathLike[str], *, exclude: Sequence[str] = ()) -> str:
     config = os.path.join(common, "config")
     if os.path.lexists(config):
         config = _real_inside(top, config, ".git/config")
-    git = _find_git()
+    git = find_git()
     shadow = tempfile.mkdtemp(prefix="agenttools-git-")
     try:
         copied = _copied_config(git, config, shadow)

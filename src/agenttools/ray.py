@@ -44,7 +44,7 @@ from typing import Any
 
 import attrs
 
-from agenttools import git
+from agenttools import git, shell
 from agenttools._calls import run_coroutine
 from agenttools.blocks import TextBlock
 from agenttools.errors import AgentToolsError, ConfigError, GitError, ToolFailure, code_of
@@ -832,10 +832,10 @@ def _git_copies(repo: str, commit: str, n: int, base: str, *, shared: bool) -> l
     detached at the commit. git runs with no system, global or repository configuration of the source (the
     clones' own configs are fresh), no hooks, no templates, and no filter, diff or fsmonitor program defined.
     """
-    absolute = [p for p in os.environ.get("PATH", os.defpath).split(os.pathsep) if os.path.isabs(p)]
-    executable = shutil.which("git", path=os.pathsep.join(absolute))
-    if executable is None:
-        raise GitError("from_git: git is not available: no git executable on PATH")
+    try:
+        executable = git.find_git()
+    except GitError as exc:
+        raise GitError(f"from_git: {exc}") from None
     home = os.path.join(base, ".git-home")
     os.mkdir(home)
     scheme = _scheme(repo)
@@ -849,15 +849,15 @@ def _git_copies(repo: str, commit: str, n: int, base: str, *, shared: bool) -> l
     prefix += ["-c", "advice.detachedHead=false", "-c", "init.templateDir=", "-c", "core.symlinks=true"]
 
     def run(*args: str, cwd: str = base) -> str:
-        try:
-            done = subprocess.run([*prefix, *args], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                                  capture_output=True, timeout=GIT_TIMEOUT, check=False)
-        except subprocess.TimeoutExpired:
-            raise GitError(f"from_git: git {args[0]} took more than {GIT_TIMEOUT:g} s") from None
-        if done.returncode != 0:
-            detail = _one_line(done.stderr.decode("utf-8", "replace")) or f"exit status {done.returncode}"
+        done = shell.run_command([*prefix, *args], cwd=cwd, env=env, timeout=GIT_TIMEOUT)  # its process group
+        if done.error is not None and not done.timed_out:
+            raise GitError(f"from_git: git {args[0]} failed: {_one_line(done.error)}")
+        if done.timed_out:
+            raise GitError(f"from_git: git {args[0]} took more than {GIT_TIMEOUT:g} s")
+        if done.exit_code != 0:
+            detail = _one_line(done.stderr) or f"exit status {done.exit_code}"
             raise GitError(f"from_git: git {args[0]} failed: {detail}")
-        return done.stdout.decode("utf-8", "replace")
+        return done.stdout
 
     source = repo
     if scheme is None:
