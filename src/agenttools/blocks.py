@@ -8,11 +8,12 @@ holds them as a tuple of these blocks. The SDK converters (:mod:`agenttools.sdk`
 from __future__ import annotations
 
 import base64
+from collections.abc import Iterable
 from typing import Protocol, Self
 
 import attrs
 
-__all__ = ["Answer", "ContentBlock", "DataBlock", "ImageBlock", "TextBlock", "placeholder"]
+__all__ = ["Answer", "ContentBlock", "DataBlock", "ImageBlock", "TextBlock", "placeholder", "text_of"]
 
 
 @attrs.frozen(kw_only=True)
@@ -58,6 +59,11 @@ ContentBlock = TextBlock | ImageBlock | DataBlock
 def placeholder(block: ImageBlock | DataBlock) -> str:
     """The text that stands for inline data where only text fits: ``[image: image/png]``, ``[data: ...]``."""
     return f"[{'image' if isinstance(block, ImageBlock) else 'data'}: {block.mime_type}]"
+
+
+def text_of(blocks: Iterable[ContentBlock]) -> str:
+    """The text of content blocks: their texts joined by newlines, inline data as its :func:`placeholder`."""
+    return "\n".join(b.text if isinstance(b, TextBlock) else placeholder(b) for b in blocks)
 
 
 class Answer(Protocol):

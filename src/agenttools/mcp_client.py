@@ -27,7 +27,7 @@ import warnings
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
-from agenttools.blocks import ContentBlock, DataBlock, ImageBlock, TextBlock, placeholder
+from agenttools.blocks import ContentBlock, DataBlock, ImageBlock, TextBlock, text_of
 from agenttools.output import ToolOutput
 from agenttools.sdk import mcp as mcp_shapes
 from agenttools.tool import Tool
@@ -115,8 +115,7 @@ def answer(result: Mapping[str, Any], output_schema: Mapping[str, Any] | None = 
     blocks = _blocks(result.get("content") or [])
     meta = result.get("_meta") or {}
     sent = meta.get(TEXT_META)
-    text = sent if isinstance(sent, str) else "\n".join(
-        b.text if isinstance(b, TextBlock) else placeholder(b) for b in blocks)
+    text = sent if isinstance(sent, str) else text_of(blocks)
     structured = result.get("structuredContent")
     if structured is not None and output_schema is not None and mcp_shapes.wrapped(output_schema) \
             and isinstance(structured, dict):
@@ -126,24 +125,11 @@ def answer(result: Mapping[str, Any], output_schema: Mapping[str, Any] | None = 
                       structured=structured)
 
 
-def _unwrapped(schema: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    """A tool's own output schema from MCP's ``outputSchema`` (``{"result": X}`` as our server wraps X)."""
-    if schema is None:
-        return None
-    props = schema.get("properties")
-    if (schema.get("type") == "object" and isinstance(props, Mapping) and list(props) == ["result"]
-            and schema.get("required") == ["result"] and schema.get("additionalProperties") is False):
-        inner = props["result"]
-        if isinstance(inner, Mapping) and mcp_shapes.wrapped(inner):
-            return dict(inner)
-    return dict(schema)
-
-
 def tool_of(definition: Mapping[str, Any], run: Callable[[str, dict[str, Any]], Awaitable[ToolOutput]]) -> Tool:
     """The :class:`~agenttools.Tool` of an MCP tool definition dict, its calls made by ``run(name, arguments)``."""
     name = str(definition["name"])
     hints = definition.get("annotations") or {}
-    output_schema = _unwrapped(definition.get("outputSchema"))
+    output_schema = mcp_shapes.unwrapped_output_schema(definition.get("outputSchema"))
     meta = definition.get("_meta") or {}
     validates = bool(meta.get(VALIDATES_META))
     # our server titles every tool and says which title is the tool's own; another server's title is its own
@@ -365,7 +351,7 @@ def connect(target: str | Sequence[str], on_tools: Callable[[list[Tool]], None] 
     schemas: dict[str, dict[str, Any] | None] = {}
 
     def tools_of(definitions: list[dict[str, Any]]) -> list[Tool]:
-        schemas.update({d["name"]: _unwrapped(d.get("outputSchema")) for d in definitions})
+        schemas.update({d["name"]: mcp_shapes.unwrapped_output_schema(d.get("outputSchema")) for d in definitions})
         return usable_tools(definitions, run)
 
     run = link.runner(schemas)
@@ -417,7 +403,7 @@ async def connect_session(session: Any) -> list[Tool]:
     """The tools of an open ``mcp.ClientSession``, their calls made on the loop running now (the session's)."""
     loop = asyncio.get_running_loop()
     definitions = [_dump(tool) for tool in (await session.list_tools()).tools]
-    schemas = {d["name"]: _unwrapped(d.get("outputSchema")) for d in definitions}
+    schemas = {d["name"]: mcp_shapes.unwrapped_output_schema(d.get("outputSchema")) for d in definitions}
 
     async def on_loop(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         return _dump(await session.call_tool(name, arguments))

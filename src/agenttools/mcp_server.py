@@ -41,7 +41,7 @@ if os.name == "posix":
 
 from agenttools import __version__
 from agenttools._calls import CallProgress, watching_progress
-from agenttools.blocks import TextBlock, placeholder
+from agenttools.blocks import text_of
 from agenttools.hooks.audit import AuditLog
 from agenttools.mcp_client import NATIVE_META, STRICT_META, TEXT_META, TITLE_META, VALIDATES_META
 from agenttools.output import ToolOutput, well_formed
@@ -257,8 +257,7 @@ class _Sessions:
 def _result(types: Any, out: ToolOutput, schema: dict[str, Any] | None = None) -> Any:
     # the registry hands out well-formed text only: a name that is not UTF-8 shows as U+FFFD (output.well_formed)
     shaped = mcp_shapes.result(out, schema)
-    shown = "\n".join(b.text if isinstance(b, TextBlock) else placeholder(b) for b in out.content)
-    if shown != out.text:  # an image's text, say: sent along, for our client (Registry.from_mcp) to restore
+    if text_of(out.content) != out.text:  # an image's text, say: sent along, for Registry.from_mcp to restore
         shaped["_meta"] = {TEXT_META: out.text}
     return types.CallToolResult.model_validate(shaped)
 
@@ -419,21 +418,18 @@ def build_server(factory: Callable[[], Registry], *, name: str = "agenttools",
 def _template_tools(types: Any, factory: Callable[[], Registry],
                     from_roots: Callable[[Sequence[str]], Registry] | None) -> list[Any]:
     """The tools listed to a session whose toolset cannot start (its calls say why)."""
-    try:
-        template = factory()
-    except Exception:
-        if from_roots is None:
-            raise
-        with tempfile.TemporaryDirectory(prefix="agenttools-roots-") as empty:  # no root before the client's
+    with contextlib.ExitStack() as stack:
+        try:
+            template = factory()
+        except Exception:
+            if from_roots is None:
+                raise
+            empty = stack.enter_context(tempfile.TemporaryDirectory(prefix="agenttools-roots-"))  # no root yet
             template = from_roots([os.path.realpath(empty)])
-            try:
-                return _listed(types, template)
-            finally:
-                template.close()
-    try:
-        return _listed(types, template)
-    finally:
-        template.close()
+        try:
+            return _listed(types, template)
+        finally:
+            template.close()
 
 
 def _declares_roots(types: Any, peer: Any) -> bool:

@@ -11,7 +11,7 @@ from typing import Any
 import attrs
 
 from agenttools._jsonable import jsonable
-from agenttools.blocks import ContentBlock, DataBlock, ImageBlock, TextBlock, placeholder
+from agenttools.blocks import ContentBlock, DataBlock, ImageBlock, TextBlock, text_of
 from agenttools.errors import AgentToolsError, code_of
 from agenttools.sdk import anthropic, gemini, mcp, openai, openai_responses
 
@@ -162,7 +162,7 @@ def to_output(value: Any) -> ToolOutput:
         value = [value]
     if _is_blocks(value):
         blocks = tuple(value)
-        text = "\n".join(b.text if isinstance(b, TextBlock) else placeholder(b) for b in blocks)
+        text = text_of(blocks)
         return ToolOutput(text=text, content=blocks, data=blocks)
     return ToolOutput(text=to_json_text(value), data=value)
 

@@ -174,13 +174,7 @@ class _Compiler:
         if not schema:  # ``object`` and the like: anything at all, most likely a mistake (``Any`` says it)
             return None
 
-        def convert(value: Any) -> Any:
-            try:
-                return adapter.validate_python(value)
-            except ValueError as exc:  # pydantic's ValidationError: one line naming the argument's path
-                raise _Invalid(_pydantic_issues(exc)) from None
-
-        return schema, convert
+        return schema, _validated_by(adapter.validate_python)
 
     def _object(self, tp: type) -> tuple[dict[str, Any], Converter | None] | None:
         """A class whose instances are JSON objects: a pydantic model, dataclass, attrs class, TypedDict, NamedTuple."""
@@ -263,13 +257,7 @@ class _Compiler:
             schema = canonicalize(inline_refs(model.model_json_schema(mode=self.mode)))
         except Exception as exc:  # noqa: BLE001 - pydantic refuses the model, or it is recursive
             return self.fail(f"the schema of {model.__name__} cannot be built: {' '.join(str(exc).split())}")
-        def convert(value: Any) -> Any:
-            try:
-                return model.model_validate(value)
-            except ValueError as exc:  # pydantic's ValidationError: one line naming the argument's path
-                raise _Invalid(_pydantic_issues(exc)) from None
-
-        return schema, convert
+        return schema, _validated_by(model.model_validate)
 
     def _union(self, args: tuple[Any, ...]) -> tuple[dict[str, Any], Converter | None]:
         compiled = [self.compile(a) for a in args]
@@ -374,6 +362,17 @@ def _unrequired(hint: Any) -> Any:
     while typing.get_origin(hint) in (typing.Required, typing.NotRequired):
         hint = typing.get_args(hint)[0]
     return hint
+
+
+def _validated_by(validate: Callable[[Any], Any]) -> Converter:
+    """A converter running pydantic's ``validate``; its refusal is our issues, naming the argument's path."""
+    def convert(value: Any) -> Any:
+        try:
+            return validate(value)
+        except ValueError as exc:  # pydantic's ValidationError
+            raise _Invalid(_pydantic_issues(exc)) from None
+
+    return convert
 
 
 def _lower_first(text: str) -> str:

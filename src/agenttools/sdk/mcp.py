@@ -10,7 +10,7 @@ from agenttools.blocks import Answer, ImageBlock, TextBlock
 from agenttools.schema import canonicalize
 from agenttools.tool import Tool
 
-__all__ = ["definitions", "output_schema", "parse_call", "result", "title_of", "wrapped"]
+__all__ = ["definitions", "output_schema", "parse_call", "result", "title_of", "unwrapped_output_schema", "wrapped"]
 
 _WORD_BREAK = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 """Where a camelCase name starts a word."""
@@ -54,6 +54,19 @@ def output_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
         return schema
     return {"type": "object", "properties": {"result": schema}, "required": ["result"],
             "additionalProperties": False}
+
+
+def unwrapped_output_schema(schema: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """A tool's own output schema from an MCP ``outputSchema`` (the inverse of :func:`output_schema`)."""
+    if schema is None:
+        return None
+    props = schema.get("properties")
+    if (schema.get("type") == "object" and isinstance(props, Mapping) and list(props) == ["result"]
+            and schema.get("required") == ["result"] and schema.get("additionalProperties") is False):
+        inner = props["result"]
+        if isinstance(inner, Mapping) and wrapped(inner):
+            return dict(inner)
+    return dict(schema)
 
 
 def result(out: Answer, schema: Mapping[str, Any] | None = None) -> dict[str, Any]:
