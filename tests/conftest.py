@@ -248,6 +248,10 @@ def wait_port(port: int, proc: subprocess.Popen[bytes] | None = None) -> None:
             time.sleep(0.1)
 
 
+SERVER_PIDS: dict[str, int] = {}
+"""URL of a server :func:`http_mcp_server` runs -> its process id (for tests that look at its descriptors)."""
+
+
 @contextlib.contextmanager
 def http_mcp_server(toolset: str, root: Path | None, *extra: str, cwd: Path | None = None) -> Iterator[str]:
     """Serve a toolset over streamable HTTP on a free loopback port; yield its URL; stop it after."""
@@ -256,6 +260,7 @@ def http_mcp_server(toolset: str, root: Path | None, *extra: str, cwd: Path | No
                             stdin=subprocess.DEVNULL, cwd=cwd)
     try:
         wait_port(port, proc)
+        SERVER_PIDS[f"http://127.0.0.1:{port}/mcp"] = proc.pid
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         proc.terminate()

@@ -5,45 +5,27 @@ A real ``agenttools serve --transport http`` on loopback, driven with raw HTTP (
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
-import subprocess
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from conftest import free_port, serve_command, wait_port
+from conftest import SERVER_PIDS, http_mcp_server
 
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 
-SERVERS: dict[str, int] = {}
-"""URL -> the server process's pid, for tests that look at its descriptors."""
-
-
-@contextmanager
-def server(root: Path, *flags: str) -> Iterator[str]:
-    port = free_port()
-    proc = subprocess.Popen(serve_command("gemini", root, "--transport", "http", "--port", str(port), *flags),
-                            stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        wait_port(port, proc)
-        SERVERS[f"http://127.0.0.1:{port}/mcp"] = proc.pid
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+def server(root: Path, *flags: str) -> contextlib.AbstractContextManager[str]:
+    """``agenttools serve --toolset gemini --transport http`` with ``flags``, on a free loopback port."""
+    return http_mcp_server("gemini", root, *flags)
 
 
 @pytest.fixture
@@ -75,6 +57,21 @@ def _open(client: httpx.Client, url: str) -> dict[str, str]:
     headers = {**ACCEPT, "mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": "2025-11-25"}
     client.post(url, headers=headers, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
     return headers
+
+
+def _slow_call(client: httpx.Client, url: str, headers: dict[str, str], request_id: Any, command: str,
+               answer: dict[str, Any]) -> threading.Thread:
+    """Start a ``run_shell_command`` call in a thread (its answer lands in ``answer``); return once it runs."""
+    def call() -> None:
+        done = client.post(url, headers=headers, json={"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+                                                       "params": {"name": "run_shell_command",
+                                                                  "arguments": {"command": command}}})
+        answer.update(_json(done.text))
+
+    thread = threading.Thread(target=call)
+    thread.start()
+    time.sleep(0.7)
+    return thread
 
 
 def _read(client: httpx.Client, url: str, headers: dict[str, str], request_id: Any = 99) -> dict[str, Any]:
@@ -131,16 +128,7 @@ def test_a_request_id_reused_while_in_flight_is_refused_and_the_first_answered(r
     with server(root) as url, httpx.Client(timeout=30) as client:
         headers = _open(client, url)
         first: dict[str, Any] = {}
-
-        def slow() -> None:
-            answer = client.post(url, headers=headers, json={"jsonrpc": "2.0", "id": 5, "method": "tools/call",
-                                                             "params": {"name": "run_shell_command",
-                                                                        "arguments": {"command": "sleep 1.5; echo first"}}})
-            first.update(_json(answer.text))
-
-        thread = threading.Thread(target=slow)
-        thread.start()
-        time.sleep(0.7)
+        thread = _slow_call(client, url, headers, 5, "sleep 1.5; echo first", first)
         again = client.post(url, headers=headers, json={"jsonrpc": "2.0", "id": 5, "method": "tools/list"})
         thread.join(30)
         assert again.status_code == 409
@@ -229,7 +217,7 @@ def test_a_client_that_never_reads_its_answers_is_dropped_and_others_unaffected(
 
 def test_sessions_opened_and_closed_leave_no_descriptors_behind(root: Path):
     with server(root) as url:
-        pid = SERVERS[url]
+        pid = SERVER_PIDS[url]
 
         def descriptors() -> int:
             return len(os.listdir(f"/proc/{pid}/fd"))
@@ -249,16 +237,7 @@ def test_an_integer_and_a_string_id_are_one_id_and_the_get_streams_key_is_reserv
     with server(root) as url, httpx.Client(timeout=30) as client:
         headers = _open(client, url)
         first: dict[str, Any] = {}
-
-        def slow() -> None:
-            answer = client.post(url, headers=headers, json={"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                                                             "params": {"name": "run_shell_command",
-                                                                        "arguments": {"command": "sleep 1.5; echo one"}}})
-            first.update(_json(answer.text))
-
-        thread = threading.Thread(target=slow)
-        thread.start()
-        time.sleep(0.7)
+        thread = _slow_call(client, url, headers, 1, "sleep 1.5; echo one", first)
         again = client.post(url, headers=headers, json={"jsonrpc": "2.0", "id": "1", "method": "tools/list"})
         thread.join(30)
         assert again.status_code == 409
